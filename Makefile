@@ -1,0 +1,72 @@
+# Immutable files, actually immutable: build, boot and compare two kernels.
+#
+#   make          build pristine and patched kernels, run the suite, print
+#                 the before/after matrix
+#   make check    what CI runs: the matrix, the guards, checkpatch and
+#                 bisectability, ending in "N passed, N failed"
+#
+# See README.md.  Everything goes to build/ (logs in build/logs/).
+
+include versions.mk
+
+FS        ?= ext2,ext4,xfs,btrfs,f2fs,tmpfs
+STRESS    ?= 20
+TIMEOUT   ?= 1200
+BUILD     := $(CURDIR)/build
+SRC       := $(BUILD)/src
+TESTDIR   := tools/testing/selftests/filesystems/immutable
+FRAGMENTS := config/base.config
+SH        := sh
+
+export BUILD
+
+.PHONY: all deps tree build kernels guest run matrix check shell export \
+	clean distclean help
+
+all: matrix
+
+help:
+	@sed -n '1,12p' Makefile
+
+deps:
+	@$(SH) scripts/deps.sh '$(LINUX_DEB_VERSION)'
+
+tree: deps
+	@$(SH) scripts/tree.sh '$(LINUX_DEB_VERSION)'
+
+kernels: tree
+	@$(SH) scripts/lib-stage.sh "build pristine kernel" \
+		$(SH) scripts/kernel.sh $(BUILD)/pristine pristine $(FRAGMENTS)
+	@$(SH) scripts/lib-stage.sh "build patched kernel" \
+		$(SH) scripts/kernel.sh $(SRC) patched $(FRAGMENTS)
+
+guest: tree
+	@$(SH) scripts/lib-stage.sh "build guest programs and initramfs" \
+		$(SH) scripts/guest.sh $(SRC)/$(TESTDIR)
+
+build: kernels guest
+
+run: build
+	@$(SH) scripts/lib-stage.sh "run suite on pristine kernel" \
+		$(SH) scripts/boot.sh pristine run-pristine run $(FS) $(TIMEOUT) imm.stress=$(STRESS)
+	@$(SH) scripts/lib-stage.sh "run suite on patched kernel" \
+		$(SH) scripts/boot.sh patched run-patched run $(FS) $(TIMEOUT) imm.stress=$(STRESS)
+
+matrix: run
+	@$(SH) scripts/matrix.sh $(FS)
+
+check: run
+	@$(SH) scripts/check.sh '$(FS)' $(FRAGMENTS)
+
+shell: build
+	@$(SH) scripts/boot.sh patched shell shell $(FS) 0
+
+export:
+	@$(SH) scripts/export.sh
+
+clean:
+	rm -rf $(BUILD)/logs $(BUILD)/images $(BUILD)/initramfs* $(BUILD)/bzImage-*
+
+distclean:
+	@echo "removing build/ (the kernel trees included; make export first)"
+	rm -rf $(BUILD)

@@ -1,0 +1,69 @@
+#!/bin/sh
+# Boot one kernel in QEMU (TCG) with fresh disk images, run the guest init
+# and keep the console and the results.
+# Usage: boot.sh KERNEL_NAME RUN_NAME MODE FSLIST [TIMEOUT_S] [EXTRA_APPEND]
+#   MODE run|shell; FSLIST comma separated (ext2,ext4,xfs,btrfs,f2fs,tmpfs)
+# Env: ACCEL (tcg), SMP (2), MEM (1024), ICOUNT (empty, or shift for -icount)
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+kernel=$BUILD/bzImage-$1
+run=$2
+mode=$3
+fslist=$4
+tmo=${5:-600}
+extra=${6:-}
+dir=$LOGS/$run
+initrd=$BUILD/initramfs.cpio
+[ -f "$kernel" ] || die "no kernel $kernel; run make build"
+[ -f "$initrd" ] || die "no initramfs; run make build"
+rm -rf "$dir" && mkdir -p "$dir"
+img=$BUILD/images/$run
+rm -rf "$img" && mkdir -p "$img"
+
+drives=
+for fs in ext2 ext4 xfs btrfs f2fs; do
+	f=$img/$fs.img
+	truncate -s 512M "$f"
+	case $fs in
+	ext2) mkfs.ext2 -q -F "$f" ;;
+	ext4) mkfs.ext4 -q -F "$f" ;;
+	xfs) mkfs.xfs -q -f "$f" ;;
+	btrfs) mkfs.btrfs -q -f "$f" >/dev/null ;;
+	f2fs) mkfs.f2fs -q -f "$f" >/dev/null ;;
+	esac || die "mkfs.$fs failed"
+	drives="$drives -drive file=$f,if=virtio,format=raw,cache=${CACHE:-unsafe}"
+done
+
+accel=${ACCEL:-tcg}
+icount=
+[ -n "${ICOUNT:-}" ] && icount="-icount shift=$ICOUNT,sleep=off"
+append="console=ttyS0 panic=-1 oops=panic loglevel=4 imm.mode=$mode imm.fs=$fslist $extra"
+
+set -- qemu-system-x86_64 -accel "$accel" $icount -smp "${SMP:-2}" \
+	-m "${MEM:-1024}" -cpu max -no-reboot -display none -vga none \
+	-kernel "$kernel" -initrd "$initrd" -append "$append" $drives
+
+t0=$(date +%s)
+if [ "$mode" = shell ]; then
+	"$@" -serial mon:stdio -serial file:"$dir/results.log"
+	exit 0
+fi
+echo "booting $1 ($run: $fslist, timeout ${tmo}s); console: ${dir#"$TOP"/}/console.log"
+rc=0
+{ timeout -k 5 "$tmo" "$@" -monitor none -serial file:"$dir/console.log" \
+	-serial stdio </dev/null || echo $? >"$dir/qemu.rc"; } |
+	tee "$dir/results.log" | grep --line-buffered -E '^IMM-' | sed 's/^/   /'
+[ -f "$dir/qemu.rc" ] && rc=$(cat "$dir/qemu.rc")
+echo "   guest ran $(($(date +%s) - t0))s"
+
+fail() {
+	echo "---- last 40 lines of the console ($dir/console.log) ----" >&2
+	tail -n 40 "$dir/console.log" >&2
+	die "$run: $*; full console log: $dir/console.log"
+}
+[ "$rc" = 124 ] || [ "$rc" = 137 ] && fail "QEMU timed out after ${tmo}s"
+[ "$rc" = 0 ] || fail "QEMU exited with status $rc"
+bad=$(grep -n -m1 -E 'Kernel panic|Oops|BUG:|WARNING:|INFO: task .* blocked|soft lockup|general protection fault|KASAN:|UBSAN:|possible circular locking|possible recursive locking|inconsistent lock state|Call Trace:' "$dir/console.log" || true)
+[ -z "$bad" ] || fail "the kernel reported a problem: $bad"
+grep -q '^IMM-DONE' "$dir/results.log" || fail "the guest did not finish its run"

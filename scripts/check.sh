@@ -1,0 +1,79 @@
+#!/bin/sh
+# What CI runs after both kernels ran the suite:
+#  (a) the patched kernel passes every test on every filesystem;
+#  (b) every test keeps its declaration: fixture "fix" fails on pristine
+#      6.12 on at least one filesystem, fixture "keep" never fails;
+#  (c) every patch is checkpatch.pl --strict clean, but for the exceptions
+#      listed in patches/checkpatch-exceptions;
+#  (d) the kernel builds after every patch of the series.
+# Usage: check.sh FSLIST FRAGMENT...
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+fslist=$1
+shift
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); printf '  ok   %s\n' "$*"; }
+nok() { failed=$((failed + 1)); printf '  FAIL %s\n' "$*"; }
+
+sh "$(dirname "$0")/matrix.sh" "$fslist" || true
+res=$BUILD/results.tsv
+
+echo "==> (a) patched kernel passes on every filesystem"
+for fs in $(echo "$fslist" | tr , ' '); do
+	n=$(awk -F'\t' -v f="$fs" '$1 == "patched" && $2 == f && $4 != "missing"' "$res" | wc -l)
+	bad=$(awk -F'\t' -v f="$fs" '$1 == "patched" && $2 == f && ($4 == "FAIL" || $4 == "missing") { print $3 }' "$res" | xargs)
+	if [ "$n" -gt 0 ] && [ -z "$bad" ]; then
+		ok "patched $fs: $n tests, none failed"
+	else
+		nok "patched $fs: failed or missing: ${bad:-no results}"
+	fi
+done
+
+echo "==> (b) every test keeps its declaration against pristine 6.12"
+for t in $(cut -f3 "$res" | grep -v '^-$' | sort -u); do
+	fails=$(awk -F'\t' -v t="$t" '$1 == "pristine" && $3 == t && $4 == "FAIL" { print $2 }' "$res" | xargs)
+	case $t in
+	fix.*) if [ -n "$fails" ]; then ok "$t guards a fix: fails on 6.12 on $fails"
+		else nok "$t is declared a fix but passes on 6.12 everywhere"; fi ;;
+	keep.*) if [ -z "$fails" ]; then ok "$t guards against regressions: passes on 6.12"
+		else nok "$t is declared a regression guard but fails on 6.12 on $fails"; fi ;;
+	*) nok "$t: fixture is neither fix nor keep" ;;
+	esac
+done
+
+echo "==> (c) checkpatch.pl --strict"
+exc=$TOP/patches/checkpatch-exceptions
+for p in "$TOP"/patches/[0-9]*.patch; do
+	case $p in */0000-*) continue ;; esac
+	name=$(basename "$p")
+	ignore=$(awk -v n="$name" '$1 == n { print $2 }' "$exc" 2>/dev/null | paste -sd, -)
+	out=$(cd "$BUILD/src" && perl scripts/checkpatch.pl --strict --terse \
+		--no-summary ${ignore:+--ignore "$ignore"} "$p" 2>&1) || true
+	if [ -z "$out" ]; then
+		ok "checkpatch: $name${ignore:+ (ignoring $ignore, see checkpatch-exceptions)}"
+	else
+		nok "checkpatch: $name"
+		echo "$out" | sed 's/^/       /'
+	fi
+done
+
+echo "==> (d) the kernel builds after every patch"
+bis=$BUILD/bisect
+src=$BUILD/src
+[ -d "$bis" ] || git -C "$src" worktree add -q --detach "$bis" pristine
+for c in $(git -C "$src" rev-list --reverse pristine..HEAD); do
+	subj=$(git -C "$src" log -1 --format=%s "$c")
+	git -C "$bis" checkout -q --detach "$c"
+	t0=$(date +%s)
+	if sh "$(dirname "$0")/kernel.sh" "$bis" bisect "$@" >"$LOGS/bisect-step.log" 2>&1; then
+		ok "builds: $subj ($(($(date +%s) - t0))s)"
+	else
+		nok "does not build: $subj (log: $LOGS/build-bisect.log)"
+	fi
+done
+
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
