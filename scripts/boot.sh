@@ -7,7 +7,8 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-kernel=$BUILD/bzImage-$1
+name=$1
+kernel=$BUILD/bzImage-$name
 run=$2
 mode=$3
 fslist=$4
@@ -49,7 +50,7 @@ if [ "$mode" = shell ]; then
 	"$@" -serial mon:stdio -serial file:"$dir/results.log"
 	exit 0
 fi
-echo "booting $1 ($run: $fslist, timeout ${tmo}s); console: ${dir#"$TOP"/}/console.log"
+echo "booting $name ($run: $fslist, timeout ${tmo}s); console: ${dir#"$TOP"/}/console.log"
 rc=0
 { timeout -k 5 "$tmo" "$@" -monitor none -serial file:"$dir/console.log" \
 	-serial stdio </dev/null || echo $? >"$dir/qemu.rc"; } |

@@ -11,8 +11,7 @@ rm -rf "$root"
 mkdir -p "$root"/bin "$root"/sbin "$root"/proc "$root"/sys "$root"/dev \
 	"$root"/mnt "$root"/tmp
 bb=/bin/busybox
-file -L "$bb" 2>/dev/null | grep -q 'statically linked' ||
-	[ -x /bin/busybox ] || die "busybox-static is not installed (make deps)"
+[ -x "$bb" ] || die "busybox-static is not installed (make deps)"
 cp "$bb" "$root"/bin/busybox
 for app in $("$bb" --list); do
 	[ -e "$root/bin/$app" ] || ln -s busybox "$root/bin/$app"
