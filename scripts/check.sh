@@ -49,7 +49,7 @@ for p in "$TOP"/patches/[0-9]*.patch; do
 	case $p in */0000-*) continue ;; esac
 	name=$(basename "$p")
 	ignore=$(awk -v n="$name" '$1 == n { print $2 }' "$exc" 2>/dev/null | paste -sd, -)
-	out=$(cd "$BUILD/src" && perl scripts/checkpatch.pl --strict --terse \
+	out=$(cd "$BUILD/src" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --terse \
 		--no-summary ${ignore:+--ignore "$ignore"} "$p" 2>&1) || true
 	if [ -z "$out" ]; then
 		ok "checkpatch: $name${ignore:+ (ignoring $ignore, see checkpatch-exceptions)}"

@@ -7,7 +7,7 @@ set -eu
 want=$1
 pkgs="qemu-system-x86 busybox-static build-essential flex bison bc libelf-dev
 libssl-dev cpio ccache e2fsprogs xfsprogs btrfs-progs f2fs-tools xz-utils git
-perl python3 python3-ply"
+perl python3 python3-ply python3-git"
 
 have_version() {
 	dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null |
