@@ -54,7 +54,8 @@ echo "booting $name ($run: $fslist, timeout ${tmo}s); console: ${dir#"$TOP"/}/co
 rc=0
 { timeout -k 5 "$tmo" "$@" -monitor none -serial file:"$dir/console.log" \
 	-serial stdio </dev/null || echo $? >"$dir/qemu.rc"; } |
-	tee "$dir/results.log" | grep --line-buffered -E '^IMM-' | sed 's/^/   /'
+	tee "$dir/results.log" |
+	awk '/^IMM-|^# [0-9]+ toggles/ { print "   " $0; fflush() }'
 [ -f "$dir/qemu.rc" ] && rc=$(cat "$dir/qemu.rc")
 echo "   guest ran $(($(date +%s) - t0))s"
 
