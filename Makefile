@@ -16,12 +16,14 @@ BUILD     := $(CURDIR)/build
 SRC       := $(BUILD)/src
 TESTDIR   := tools/testing/selftests/filesystems/immutable
 FRAGMENTS := config/base.config
+DEBUG_FS  ?= $(FS)
+BOOTS     ?= 5
 SH        := sh
 
 export BUILD
 
 .PHONY: all deps tree build kernels guest run matrix check shell export \
-	clean distclean help
+	clean distclean help debug-kernel check-debug bench check-crash
 
 all: matrix
 
@@ -57,6 +59,29 @@ matrix: run
 
 check: run
 	@$(SH) scripts/check.sh '$(FS)' $(FRAGMENTS)
+
+debug-kernel: tree
+	@OBJ=debug $(SH) scripts/lib-stage.sh "build debug kernel (lockdep, KASAN)" \
+		$(SH) scripts/kernel.sh $(SRC) debug $(FRAGMENTS) config/debug.config
+
+# The whole suite, race stress included, on a lockdep + KASAN kernel that
+# panics on any warning; boot.sh fails the run on any report.
+check-debug: debug-kernel guest
+	@$(SH) scripts/lib-stage.sh "run suite on debug kernel" \
+		$(SH) scripts/boot.sh debug run-debug run $(DEBUG_FS) 5400 \
+		"imm.stress=$(STRESS) panic_on_warn=1"
+	@$(SH) scripts/check-debug.sh $(DEBUG_FS)
+
+CUTS ?= 20
+CRASH_FS ?= ext4,xfs,btrfs,f2fs
+
+check-crash: build
+	@$(SH) scripts/lib-stage.sh "crash consistency ($(CUTS) cuts per filesystem)" \
+		$(SH) scripts/crash.sh $(CUTS) $(CRASH_FS)
+
+bench: build
+	@$(SH) scripts/lib-stage.sh "benchmarks ($(BOOTS) boots per kernel)" \
+		$(SH) scripts/bench.sh $(BOOTS) full
 
 shell: build
 	@$(SH) scripts/boot.sh patched shell shell $(FS) 0

@@ -19,13 +19,17 @@ initrd=$BUILD/initramfs.cpio
 [ -f "$kernel" ] || die "no kernel $kernel; run make build"
 [ -f "$initrd" ] || die "no initramfs; run make build"
 rm -rf "$dir" && mkdir -p "$dir"
-img=$BUILD/images/$run
-rm -rf "$img" && mkdir -p "$img"
+img=$BUILD/images/${IMAGES:-$run}
+[ -n "${KEEP_IMAGES:-}" ] || { rm -rf "$img" && mkdir -p "$img"; }
 
 drives=
 for fs in ext2 ext4 xfs btrfs f2fs; do
 	f=$img/$fs.img
-	truncate -s 512M "$f"
+	if [ -n "${KEEP_IMAGES:-}" ]; then
+		drives="$drives -drive file=$f,if=virtio,format=raw,cache=${CACHE:-unsafe}"
+		continue
+	fi
+	truncate -s "${IMG_SIZE:-512M}" "$f"
 	case $fs in
 	ext2) mkfs.ext2 -q -F "$f" ;;
 	ext4) mkfs.ext4 -q -F "$f" ;;
@@ -52,6 +56,19 @@ if [ "$mode" = shell ]; then
 fi
 echo "booting $name ($run: $fslist, timeout ${tmo}s); console: ${dir#"$TOP"/}/console.log"
 rc=0
+if [ -n "${CUT_DELAY:-}" ]; then
+	# Pull the plug CUT_DELAY seconds after the guest's IMM-MARK.
+	(
+		n=0
+		while ! grep -q '^IMM-MARK' "$dir/results.log" 2>/dev/null; do
+			sleep 0.1
+			n=$((n + 1))
+			[ $n -lt 3000 ] || exit 0
+		done
+		sleep "$CUT_DELAY"
+		pkill -KILL -f "file:$dir/console.log"
+	) &
+fi
 { timeout -k 5 "$tmo" "$@" -monitor none -serial file:"$dir/console.log" \
 	-serial stdio </dev/null || echo $? >"$dir/qemu.rc"; } |
 	tee "$dir/results.log" |
@@ -64,6 +81,11 @@ fail() {
 	tail -n 40 "$dir/console.log" >&2
 	die "$run: $*; full console log: $dir/console.log"
 }
+if [ -n "${CUT_DELAY:-}" ] && grep -q '^IMM-MARK' "$dir/results.log"; then
+	wait
+	[ "$rc" = 137 ] || fail "the guest ended before the cut (status $rc)"
+	exit 0
+fi
 [ "$rc" = 124 ] || [ "$rc" = 137 ] && fail "QEMU timed out after ${tmo}s"
 [ "$rc" = 0 ] || fail "QEMU exited with status $rc"
 bad=$(grep -n -m1 -E 'Kernel panic|Oops|BUG:|WARNING:|INFO: task .* blocked|soft lockup|general protection fault|KASAN:|UBSAN:|possible circular locking|possible recursive locking|inconsistent lock state|Call Trace:' "$dir/console.log" || true)

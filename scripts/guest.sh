@@ -12,5 +12,11 @@ echo "building immutable_test (static) from ${dir#"$BUILD"/}"
 logged "$LOGS/guest-build.log" gcc -static -Wall -O2 -pthread \
 	-o "$out/immutable_test" "$dir/immutable_test.c" ||
 	die "the selftest does not build"
-sh "$(dirname "$0")/initramfs.sh" "$BUILD/initramfs.cpio" "$out/immutable_test"
+echo "building bench (static) from guest/"
+logged "$LOGS/guest-build.log" gcc -static -Wall -O2 \
+	-o "$out/bench" "$TOP/guest/bench.c" || die "guest/bench.c does not build"
+logged "$LOGS/guest-build.log" gcc -static -Wall -O2 \
+	-o "$out/crash" "$TOP/guest/crash.c" || die "guest/crash.c does not build"
+sh "$(dirname "$0")/initramfs.sh" "$BUILD/initramfs.cpio" \
+	"$out/immutable_test" "$out/bench" "$out/crash"
 echo "initramfs: $(du -h "$BUILD/initramfs.cpio" | cut -f1)"

@@ -13,7 +13,7 @@ frags=
 for f; do frags="$frags $(cd "$(dirname "$f")" && pwd)/$(basename "$f")"; done
 # shellcheck disable=SC2086
 set -- $frags
-obj=$srcdir/.build
+obj=$srcdir/.build${OBJ:+-$OBJ}
 log=$LOGS/build-$name.log
 mkdir -p "$obj"
 
@@ -21,7 +21,7 @@ export CCACHE_NOHASHDIR=1 CCACHE_BASEDIR=$BUILD
 export KBUILD_BUILD_TIMESTAMP="2024-01-01" KBUILD_BUILD_USER=harness \
 	KBUILD_BUILD_HOST=qemu
 kmake() {
-	make -C "$srcdir" O=.build ARCH=x86_64 CC="ccache gcc" \
+	make -C "$srcdir" O="${obj##*/}" ARCH=x86_64 CC="ccache gcc" \
 		HOSTCC="ccache gcc" "$@"
 }
 

@@ -6,7 +6,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-for k in pristine patched; do
+for k in ${KERNELS:-pristine patched}; do
 	f=$LOGS/run-$k/results.log
 	[ -f "$f" ] || continue
 	tr -d '\r' <"$f" | awk -v k="$k" -v fslist="$1" '

@@ -28,7 +28,7 @@ unpack() {
 	git_src config user.email "harness@localhost"
 	git_src config gc.auto 0
 	git_src config core.abbrev 12
-	printf '/.build/\n' >>"$src/.git/info/exclude"
+	printf '/.build*/\n' >>"$src/.git/info/exclude"
 	echo "committing the pristine tree"
 	git_src add -A -f .  # Debian's .gitignore ignores the top level
 	git_src commit -q -m "Debian linux-source-6.12 $want"

@@ -1,0 +1,52 @@
+#!/bin/sh
+# Boot the pristine and the patched kernel alternately with -icount and
+# collect the guest benchmarks; print median, min, max per kernel and the
+# ratios the series is judged by.
+# Usage: bench.sh BOOTS short|full
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+boots=$1
+size=$2
+out=$BUILD/bench.tsv
+: >"$out"
+export ICOUNT=0 MEM=2048 IMG_SIZE=2G
+i=1
+while [ "$i" -le "$boots" ]; do
+	for k in pristine patched; do
+		sh "$(dirname "$0")/boot.sh" "$k" "bench-$k-$i" bench \
+			ext4,xfs,tmpfs 3600 "imm.bench=$size" >/dev/null
+		f=$LOGS/bench-$k-$i/results.log
+		! grep -q '^IMM-BENCH-FAILED' "$f" ||
+			die "a benchmark failed in $f: $(grep -m1 '^IMM-BENCH-FAILED' "$f")"
+		tr -d '\r' <"$f" | awk -v k="$k" -v i="$i" \
+			'$1 == "BENCH" { print k "\t" i "\t" $2 "\t" $3 "\t" $4 }' >>"$out"
+	done
+	echo "   boot pair $i of $boots done"
+	i=$((i + 1))
+done
+
+sort -t"$(printf '\t')" -k3,3 -k1,1 -k4,4g "$out" | awk -F'\t' '
+	{ key = $3 SUBSEP $1; v[key, ++n[key]] = $4; unit[$3] = $5; names[$3] = 1 }
+	function med(key,   c) { c = n[key]; return c % 2 ? v[key, (c + 1) / 2] : (v[key, c / 2] + v[key, c / 2 + 1]) / 2 }
+	END {
+		printf "%-22s %-8s %12s %12s %12s  %s\n", "benchmark", "kernel", "median", "min", "max", "unit"
+		for (name in names) for (kk = 1; kk <= 2; kk++) {
+			k = kk == 1 ? "pristine" : "patched"; key = name SUBSEP k
+			if (!n[key]) continue
+			m[name, k] = med(key)
+			printf "%-22s %-8s %12.1f %12.1f %12.1f  %s\n", name, k, m[name, k], v[key, 1], v[key, n[key]], unit[name]
+		}
+		print ""
+		for (name in names) if (name ~ /^(pwrite|fault)/ && m[name, "pristine"] > 0)
+			printf "ratio patched/pristine %-16s %.4f\n", name, m[name, "patched"] / m[name, "pristine"]
+		for (name in names) if (name ~ /^chattr/) {
+			f = name; sub(/^chattr/, "fsync", f)
+			for (kk = 1; kk <= 2; kk++) {
+				k = kk == 1 ? "pristine" : "patched"
+				if (m[f, k] > 0)
+					printf "ratio chattr/fsync %-8s %-16s %.3f\n", k, name, m[name, k] / m[f, k]
+			}
+		}
+	}' | tee "$BUILD/bench.txt"
+echo "raw results: ${out#"$TOP"/}, summary: build/bench.txt"
