@@ -74,6 +74,29 @@ for c in $(git -C "$src" rev-list --reverse pristine..HEAD); do
 	fi
 done
 
+echo "==> (e) the benchmarks run (short form; the figures come from make bench)"
+if sh "$(dirname "$0")/bench.sh" 1 short >"$LOGS/bench-short.log" 2>&1 &&
+	[ "$(grep -c '^ratio' "$BUILD/bench.txt")" -ge 6 ]; then
+	ok "bench: $(grep -c . "$BUILD/bench.tsv") measurements on both kernels"
+else
+	nok "bench short form failed (log: $LOGS/bench-short.log)"
+	tail -n 20 "$LOGS/bench-short.log" | sed 's/^/       /'
+fi
+
+if [ -n "${DEBUG_FS:-}" ]; then
+	echo "==> (f) the debug kernel (lockdep, KASAN) runs the suite on $DEBUG_FS"
+	if OBJ=debug sh "$(dirname "$0")/kernel.sh" "$BUILD/src" debug "$@" "$TOP/config/debug.config" \
+		>"$LOGS/debug-build-step.log" 2>&1 &&
+		sh "$(dirname "$0")/boot.sh" debug run-debug run "$DEBUG_FS" 5400 \
+			"imm.stress=${DEBUG_STRESS:-10} panic_on_warn=1" >"$LOGS/debug-run.log" 2>&1 &&
+		sh "$(dirname "$0")/check-debug.sh" "$DEBUG_FS" >>"$LOGS/debug-run.log" 2>&1; then
+		ok "debug kernel: no report, every test passed on $DEBUG_FS"
+	else
+		nok "debug kernel (log: $LOGS/debug-run.log)"
+		tail -n 20 "$LOGS/debug-run.log" | sed 's/^/       /'
+	fi
+fi
+
 echo
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
