@@ -11,9 +11,12 @@ desc=$(git -C "$src" config branch.master.description || true)
 [ -n "$desc" ] || die "no cover letter: set it with git -C build/src branch --edit-description"
 tmp=$BUILD/export.$$
 rm -rf "$tmp"
-# Stable output: zero commit ids, no signature, the cover letter dated like
-# the last patch, so that tree -> patches -> tree round-trips unchanged.
+# Stable output: zero commit ids, no signature, the cover letter from and
+# dated like the last patch, so that tree -> patches -> tree -> patches
+# round-trips unchanged.
 GIT_COMMITTER_DATE=$(git -C "$src" log -1 --format=%ad --date=rfc HEAD) \
+GIT_COMMITTER_NAME=$(git -C "$src" log -1 --format=%an HEAD) \
+GIT_COMMITTER_EMAIL=$(git -C "$src" log -1 --format=%ae HEAD) \
 git -C "$src" format-patch -q --cover-letter --cover-from-description=subject \
 	--zero-commit --no-signature -o "$tmp" pristine..HEAD
 rm -f "$TOP"/patches/*.patch
