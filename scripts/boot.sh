@@ -43,7 +43,7 @@ done
 accel=${ACCEL:-tcg}
 icount=
 [ -n "${ICOUNT:-}" ] && icount="-icount shift=$ICOUNT,sleep=off"
-append="console=ttyS0 panic=-1 oops=panic loglevel=4 imm.mode=$mode imm.fs=$fslist $extra"
+append="console=ttyS0 panic=-1 oops=panic loglevel=5 imm.mode=$mode imm.fs=$fslist $extra"
 
 set -- qemu-system-x86_64 -accel "$accel" $icount -smp "${SMP:-2}" \
 	-m "${MEM:-1024}" -cpu max -no-reboot -display none -vga none \
