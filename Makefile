@@ -59,7 +59,7 @@ matrix: run
 
 # The debug kernel's part of make check: the suite, stress included, on
 # these filesystems (empty: none).  make check-debug runs it on all.
-CHECK_DEBUG_FS ?= xfs,tmpfs
+CHECK_DEBUG_FS ?= $(FS)
 
 check: run
 	@DEBUG_FS='$(CHECK_DEBUG_FS)' $(SH) scripts/check.sh '$(FS)' $(FRAGMENTS)
