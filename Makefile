@@ -9,7 +9,7 @@
 
 include versions.mk
 
-FS        ?= ext2,ext4,xfs,btrfs,f2fs,tmpfs
+FS        ?= ext2,ext4,xfs,btrfs,f2fs,tmpfs,ext4-dax,xfs-dax
 STRESS    ?= 20
 TIMEOUT   ?= 1200
 BUILD     := $(CURDIR)/build

@@ -2,8 +2,10 @@
 # Boot one kernel in QEMU (TCG) with fresh disk images, run the guest init
 # and keep the console and the results.
 # Usage: boot.sh KERNEL_NAME RUN_NAME MODE FSLIST [TIMEOUT_S] [EXTRA_APPEND]
-#   MODE run|shell; FSLIST comma separated (ext2,ext4,xfs,btrfs,f2fs,tmpfs)
-# Env: ACCEL (tcg), SMP (2), MEM (1024), ICOUNT (empty, or shift for -icount)
+#   MODE run|shell; FSLIST comma separated (ext2,ext4,xfs,btrfs,f2fs,tmpfs,
+#   ext4-dax,xfs-dax,ext4-pmem)
+# Env: ACCEL (tcg), SMP (2), MEM (1024, 2560 with DAX), ICOUNT (empty, or
+#   shift for -icount)
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -40,14 +42,35 @@ for fs in ext2 ext4 xfs btrfs f2fs; do
 	drives="$drives -drive file=$f,if=virtio,format=raw,cache=${CACHE:-unsafe}"
 done
 
+# Persistent memory: QEMU loads an xfs image at 512 MiB and an ext4 image
+# (PMEM_MIB, 256) at 1 GiB into guest RAM, and memmap=size!addr makes those
+# ranges legacy pmem devices.  ext4-dax and xfs-dax mount them with -o dax,
+# ext4-pmem without (a disk whose writes cost no host I/O, for make bench).
+pmem= mem=${MEM:-1024}
+case ,$fslist, in
+*,ext4-dax,* | *,xfs-dax,* | *,ext4-pmem,*)
+	pm=${PMEM_MIB:-256}
+	[ -n "${KEEP_IMAGES:-}" ] || {
+		truncate -s 320M "$img/xfs-pmem.img" &&
+		mkfs.xfs -q -f -m reflink=0 "$img/xfs-pmem.img" &&
+		truncate -s "${pm}M" "$img/ext4-pmem.img" &&
+		mkfs.ext4 -q -F -b 4096 "$img/ext4-pmem.img"
+	} || die "mkfs of the persistent memory images failed"
+	pmem="-device loader,file=$img/xfs-pmem.img,addr=0x20000000,force-raw=on
+	      -device loader,file=$img/ext4-pmem.img,addr=0x40000000,force-raw=on"
+	extra="memmap=320M!512M memmap=${pm}M!1G $extra"
+	mem=${MEM:-2560}
+	;;
+esac
+
 accel=${ACCEL:-tcg}
 icount=
 [ -n "${ICOUNT:-}" ] && icount="-icount shift=$ICOUNT,sleep=off"
 append="console=ttyS0 panic=-1 oops=panic loglevel=5 imm.mode=$mode imm.fs=$fslist $extra"
 
 set -- qemu-system-x86_64 -accel "$accel" $icount -smp "${SMP:-2}" \
-	-m "${MEM:-1024}" -cpu max -no-reboot -display none -vga none \
-	-kernel "$kernel" -initrd "$initrd" -append "$append" $drives
+	-m "$mem" -cpu max -no-reboot -display none -vga none \
+	-kernel "$kernel" -initrd "$initrd" -append "$append" $drives $pmem
 
 t0=$(date +%s)
 if [ "$mode" = shell ]; then

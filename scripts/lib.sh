@@ -30,9 +30,7 @@ stage() {
 logged() {
 	_log=$1
 	shift
-	if "$@" >"$_log" 2>&1; then
-		return 0
-	fi
+	"$@" >"$_log" 2>&1 && return 0
 	_rc=$?
 	echo "---- last 40 lines of $_log ----" >&2
 	tail -n 40 "$_log" >&2
