@@ -23,7 +23,8 @@ SH        := sh
 export BUILD
 
 .PHONY: all deps tree build kernels guest run matrix check shell export \
-	clean distclean help debug-kernel check-debug bench check-crash
+	clean distclean help debug-kernel check-debug bench check-crash \
+	check-repeat
 
 all: matrix
 
@@ -75,6 +76,14 @@ check-debug: debug-kernel guest
 		$(SH) scripts/boot.sh debug run-debug run $(DEBUG_FS) 5400 \
 		"imm.stress=$(STRESS) panic_on_warn=1"
 	@$(SH) scripts/check-debug.sh $(DEBUG_FS)
+
+# Every verdict must be the same in REPEAT boots of each kernel.
+REPEAT ?= 5
+REPEAT_STRESS ?= 5
+
+check-repeat: build
+	@$(SH) scripts/lib-stage.sh "the suite $(REPEAT) times on each kernel" \
+		$(SH) scripts/repeat.sh $(REPEAT) $(FS) $(TIMEOUT) $(REPEAT_STRESS)
 
 CUTS ?= 20
 CRASH_FS ?= ext4,xfs,btrfs,f2fs
