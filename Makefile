@@ -9,7 +9,7 @@
 
 include versions.mk
 
-FS        ?= ext2,ext4,xfs,btrfs,f2fs,tmpfs,ext4-dax,xfs-dax
+FS        ?= ext2,ext3,ext4,xfs,btrfs,f2fs,jfs,nilfs2,gfs2,ocfs2,tmpfs,ext2-dax,ext4-dax,xfs-dax
 STRESS    ?= 20
 TIMEOUT   ?= 1200
 BUILD     := $(CURDIR)/build
@@ -60,7 +60,12 @@ matrix: run
 
 # The debug kernel's part of make check: the suite, stress included, on
 # these filesystems (empty: none).  make check-debug runs it on all.
-CHECK_DEBUG_FS ?= $(FS)
+# ocfs2 is left out: lockdep reports a circular dependency inside ocfs2's
+# own xattr code (ocfs2_xattr_set() against ocfs2_write_begin()), which
+# the series does not touch; see README.
+comma := ,
+space := $(subst ,, )
+CHECK_DEBUG_FS ?= $(subst $(space),$(comma),$(filter-out ocfs2,$(subst $(comma),$(space),$(FS))))
 
 check: run
 	@DEBUG_FS='$(CHECK_DEBUG_FS)' $(SH) scripts/check.sh '$(FS)' $(FRAGMENTS)

@@ -2,8 +2,9 @@
 # Boot one kernel in QEMU (TCG) with fresh disk images, run the guest init
 # and keep the console and the results.
 # Usage: boot.sh KERNEL_NAME RUN_NAME MODE FSLIST [TIMEOUT_S] [EXTRA_APPEND]
-#   MODE run|shell; FSLIST comma separated (ext2,ext4,xfs,btrfs,f2fs,tmpfs,
-#   ext4-dax,xfs-dax,ext4-pmem)
+#   MODE run|shell|bench|crash-*; FSLIST comma separated columns: ext2 ext3
+#   ext4 xfs btrfs f2fs jfs nilfs2 gfs2 ocfs2 (a disk each), tmpfs, ext2-dax
+#   ext4-dax xfs-dax (persistent memory, -o dax), ext4-pmem (without dax)
 # Env: ACCEL (tcg), SMP (2), MEM (1024, 2560 with DAX), ICOUNT (empty, or
 #   shift for -icount)
 set -eu
@@ -24,51 +25,71 @@ rm -rf "$dir" && mkdir -p "$dir"
 img=$BUILD/images/${IMAGES:-$run}
 [ -n "${KEEP_IMAGES:-}" ] || { rm -rf "$img" && mkdir -p "$img"; }
 
-drives=
-for fs in ext2 ext4 xfs btrfs f2fs; do
+# One disk per block-device column asked for, attached in FSLIST order; the
+# guest learns the order from imm.disks= (the Nth disk is /dev/vd<N>).
+mkfs_disk() {
+	case $1 in
+	ext2) mkfs.ext2 -q -F "$2" ;;
+	ext3) mkfs.ext3 -q -F "$2" ;;
+	ext4) mkfs.ext4 -q -F "$2" ;;
+	xfs) mkfs.xfs -q -f "$2" ;;
+	btrfs) mkfs.btrfs -q -f "$2" >/dev/null ;;
+	f2fs) mkfs.f2fs -q -f "$2" >/dev/null ;;
+	jfs) mkfs.jfs -q "$2" >/dev/null ;;
+	nilfs2) mkfs.nilfs2 -q -f "$2" ;;
+	gfs2) mkfs.gfs2 -O -q -p lock_nolock -j 1 "$2" >/dev/null ;;
+	ocfs2) mkfs.ocfs2 -q -F -M local "$2" >/dev/null ;;
+	*) die "no mkfs for $1" ;;
+	esac
+}
+drives= disks=
+for fs in $(echo "$fslist" | tr , ' '); do
+	case $fs in tmpfs | *-dax | *-pmem) continue ;; esac
 	f=$img/$fs.img
-	if [ -n "${KEEP_IMAGES:-}" ]; then
-		drives="$drives -drive file=$f,if=virtio,format=raw,cache=${CACHE:-unsafe}"
-		continue
+	if [ -z "${KEEP_IMAGES:-}" ]; then
+		rm -f "$f" && truncate -s "${IMG_SIZE:-512M}" "$f" ||
+			die "cannot create $f"
+		mkfs_disk "$fs" "$f" || die "mkfs for $fs failed (is its package installed? make deps)"
 	fi
-	truncate -s "${IMG_SIZE:-512M}" "$f"
-	case $fs in
-	ext2) mkfs.ext2 -q -F "$f" ;;
-	ext4) mkfs.ext4 -q -F "$f" ;;
-	xfs) mkfs.xfs -q -f "$f" ;;
-	btrfs) mkfs.btrfs -q -f "$f" >/dev/null ;;
-	f2fs) mkfs.f2fs -q -f "$f" >/dev/null ;;
-	esac || die "mkfs.$fs failed"
 	drives="$drives -drive file=$f,if=virtio,format=raw,cache=${CACHE:-unsafe}"
+	disks=$disks${disks:+,}$fs
 done
 
-# Persistent memory: QEMU loads an xfs image at 512 MiB and an ext4 image
-# (PMEM_MIB, 256) at 1 GiB into guest RAM, and memmap=size!addr makes those
-# ranges legacy pmem devices.  ext4-dax and xfs-dax mount them with -o dax,
-# ext4-pmem without (a disk whose writes cost no host I/O, for make bench).
-pmem= mem=${MEM:-1024}
-case ,$fslist, in
-*,ext4-dax,* | *,xfs-dax,* | *,ext4-pmem,*)
-	pm=${PMEM_MIB:-256}
-	[ -n "${KEEP_IMAGES:-}" ] || {
-		truncate -s 320M "$img/xfs-pmem.img" &&
-		mkfs.xfs -q -f -m reflink=0 "$img/xfs-pmem.img" &&
-		truncate -s "${pm}M" "$img/ext4-pmem.img" &&
-		mkfs.ext4 -q -F -b 4096 "$img/ext4-pmem.img"
-	} || die "mkfs of the persistent memory images failed"
-	pmem="-device loader,file=$img/xfs-pmem.img,addr=0x20000000,force-raw=on
-	      -device loader,file=$img/ext4-pmem.img,addr=0x40000000,force-raw=on"
-	extra="memmap=320M!512M memmap=${pm}M!1G $extra"
+# Persistent memory: QEMU loads each image into guest RAM, and
+# memmap=size!addr makes those ranges legacy pmem devices, numbered in
+# address order; the guest learns the order from imm.pmem=.  xfs (320 MiB)
+# sits at 512 MiB, ext2 (160 MiB) at 832 MiB and ext4 (PMEM_MIB, 256) at
+# 1 GiB.  *-dax columns mount them with -o dax, ext4-pmem without (a disk
+# whose writes cost no host I/O, for make bench).
+pmem= pmems= mem=${MEM:-1024}
+for p in xfs:320:512M ext2:160:832M ext4:${PMEM_MIB:-256}:1G; do
+	fs=${p%%:*} size=${p#*:} size=${size%%:*} addr=${p##*:}
+	case ,$fslist, in *,$fs-dax,* | *,$fs-pmem,*) ;; *) continue ;; esac
+	f=$img/$fs-pmem.img
+	if [ -z "${KEEP_IMAGES:-}" ]; then
+		rm -f "$f" && truncate -s "${size}M" "$f" || die "cannot create $f"
+		case $fs in
+		xfs) mkfs.xfs -q -f -m reflink=0 "$f" ;;
+		ext2) mkfs.ext2 -q -F -b 4096 "$f" ;;
+		ext4) mkfs.ext4 -q -F -b 4096 "$f" ;;
+		esac || die "mkfs of the $fs persistent memory image failed"
+	fi
+	case $addr in
+	*G) a=$((${addr%G} * 1024 * 1024 * 1024)) ;;
+	*M) a=$((${addr%M} * 1024 * 1024)) ;;
+	esac
+	pmem="$pmem -device loader,file=$f,addr=$(printf 0x%x "$a"),force-raw=on"
+	extra="memmap=${size}M!$addr $extra"
+	pmems=$pmems${pmems:+,}$fs
 	mem=${MEM:-2560}
-	;;
-esac
+done
 
 accel=${ACCEL:-tcg}
 icount=
 [ -n "${ICOUNT:-}" ] && icount="-icount shift=$ICOUNT,sleep=off"
 # no_timer_check: a starved TCG vCPU can fail the IO-APIC timer check
 # at boot and panic when the host is busy.
-append="console=ttyS0 panic=-1 oops=panic loglevel=5 no_timer_check imm.mode=$mode imm.fs=$fslist $extra"
+append="console=ttyS0 panic=-1 oops=panic loglevel=5 no_timer_check imm.mode=$mode imm.fs=$fslist imm.disks=$disks imm.pmem=$pmems $extra"
 
 set -- qemu-system-x86_64 -accel "$accel" $icount -smp "${SMP:-2}" \
 	-m "$mem" -cpu max -no-reboot -display none -vga none \

@@ -6,7 +6,8 @@ set -eu
 
 want=$1
 pkgs="qemu-system-x86 busybox-static build-essential flex bison bc libelf-dev
-libssl-dev cpio ccache e2fsprogs xfsprogs btrfs-progs f2fs-tools xz-utils git
+libssl-dev cpio ccache e2fsprogs xfsprogs btrfs-progs f2fs-tools jfsutils
+nilfs-tools gfs2-utils ocfs2-tools xz-utils git
 perl python3 python3-ply python3-git"
 
 have_version() {
