@@ -4,7 +4,8 @@
 # Usage: boot.sh KERNEL_NAME RUN_NAME MODE FSLIST [TIMEOUT_S] [EXTRA_APPEND]
 #   MODE run|shell|bench|crash-*; FSLIST comma separated columns: ext2 ext3
 #   ext4 xfs btrfs f2fs jfs nilfs2 gfs2 ocfs2 (a disk each), tmpfs, ext2-dax
-#   ext4-dax xfs-dax (persistent memory, -o dax), ext4-pmem (without dax)
+#   ext4-dax xfs-dax (persistent memory, -o dax), ext4-pmem (without dax),
+#   ovl-ext4 ovl-xfs (overlayfs, layers on a disk each), ovl-tmpfs
 # Env: ACCEL (tcg), SMP (2), MEM (1024, 2560 with DAX), ICOUNT (empty, or
 #   shift for -icount)
 set -eu
@@ -39,12 +40,13 @@ mkfs_disk() {
 	nilfs2) mkfs.nilfs2 -q -f "$2" ;;
 	gfs2) mkfs.gfs2 -O -q -p lock_nolock -j 1 "$2" >/dev/null ;;
 	ocfs2) mkfs.ocfs2 -q -F -M local "$2" >/dev/null ;;
+	ovl-*) mkfs_disk "${1#ovl-}" "$2" ;;
 	*) die "no mkfs for $1" ;;
 	esac
 }
 drives= disks=
 for fs in $(echo "$fslist" | tr , ' '); do
-	case $fs in tmpfs | *-dax | *-pmem) continue ;; esac
+	case $fs in tmpfs | ovl-tmpfs | *-dax | *-pmem) continue ;; esac
 	f=$img/$fs.img
 	if [ -z "${KEEP_IMAGES:-}" ]; then
 		rm -f "$f" && truncate -s "${IMG_SIZE:-512M}" "$f" ||

@@ -6,7 +6,9 @@
 #      "stress" (a timed search for races) is judged by (a) alone;
 #  (c) every patch is checkpatch.pl --strict clean, but for the exceptions
 #      listed in patches/checkpatch-exceptions;
-#  (d) the kernel builds after every patch of the series.
+#  (d) the kernel builds after every patch of the series;
+#  (g) no patch reworks lines that an earlier patch of the series added,
+#      but for the exceptions listed in patches/rework-exceptions.
 # Usage: check.sh FSLIST FRAGMENT...
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -75,6 +77,14 @@ for c in $(git -C "$src" rev-list --reverse pristine..HEAD); do
 		nok "does not build: $subj (log: $LOGS/build-bisect.log)"
 	fi
 done
+
+echo "==> (g) no patch reworks what an earlier one added"
+if sh "$(dirname "$0")/check-rework.sh" >"$LOGS/rework.log" 2>&1; then
+	ok "rework: $(git -C "$BUILD/src" rev-list --count pristine..HEAD) patches, none changes lines an earlier one added$(grep -c '^excused' "$LOGS/rework.log" | sed 's/^0$//; s/^[1-9].*/ (& excused, see rework-exceptions)/')"
+else
+	nok "rework (log: $LOGS/rework.log)"
+	grep '^REWORK' "$LOGS/rework.log" | sed 's/^/       /'
+fi
 
 echo "==> (e) the benchmarks run (short form; the figures come from make bench)"
 if sh "$(dirname "$0")/bench.sh" 1 short >"$LOGS/bench-short.log" 2>&1 &&

@@ -18,6 +18,7 @@ GIT_COMMITTER_DATE=$(git -C "$src" log -1 --format=%ad --date=rfc HEAD) \
 GIT_COMMITTER_NAME=$(git -C "$src" log -1 --format=%an HEAD) \
 GIT_COMMITTER_EMAIL=$(git -C "$src" log -1 --format=%ae HEAD) \
 git -C "$src" format-patch -q --cover-letter --cover-from-description=subject \
+	--subject-prefix="$(git -C "$src" config format.subjectPrefix || echo PATCH)" \
 	--zero-commit --no-signature -o "$tmp" pristine..HEAD
 rm -f "$TOP"/patches/*.patch
 mv "$tmp"/*.patch "$TOP"/patches/

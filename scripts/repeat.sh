@@ -19,8 +19,11 @@ i=1
 while [ "$i" -le "$runs" ]; do
 	for k in pristine patched; do
 		echo "   run $i of $runs: $k"
+		# no race search on 6.12: it livelocks ocfs2 there (README)
+		s=$stress
+		[ "$k" = pristine ] && s=0
 		sh "$(dirname "$0")/boot.sh" "$k" "run-$k-$i" run "$fslist" "$tmo" \
-			"imm.stress=$stress" || die "run $i of $k failed (see above)"
+			"imm.stress=$s" || die "run $i of $k failed (see above)"
 		kernels="$kernels $k-$i"
 	done
 	i=$((i + 1))

@@ -59,6 +59,9 @@ apply_series() {
 			body { print }
 		' "$cover" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$BUILD/cover.txt"
 		git_src config branch.master.description "$(cat "$BUILD/cover.txt")"
+		# "[PATCH v3 00/24]" -> "PATCH v3", for make export
+		prefix=$(sed -n 's/^Subject: \[\(.*\) 0*0\/[0-9]*\].*/\1/p' "$cover")
+		git_src config format.subjectPrefix "${prefix:-PATCH}"
 	fi
 	series_id >"$src/.git/series-id"
 	git_src rev-parse HEAD >"$src/.git/series-head"
