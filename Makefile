@@ -1,41 +1,59 @@
-# Immutable files, actually immutable: build, boot and compare two kernels.
+# Immutable files, actually immutable: build, boot and compare kernels.
 #
-#   make          build pristine and patched kernels, run the suite, print
-#                 the before/after matrix
-#   make check    what CI runs: the matrix, the guards, checkpatch and
-#                 bisectability, ending in "N passed, N failed"
+#   make             the before/after matrix: Debian's 6.12 and the patched
+#                    kernel on every column of config/filesystems
+#   make check       what CI runs (README): the matrix and its guards,
+#                    lockdep + KASAN on the core columns, checkpatch, every
+#                    prefix compiled, the rework check, a short bench;
+#                    ends in "N passed, N failed"
+#   make check-full  all of check, and every prefix built whole, 6.12 built
+#                    from source, the debug kernel on every column, repeat
+#                    and crash runs
+#   make bench       the benchmarks (pristine from source against patched)
+#   make shell       the patched kernel with every column under /mnt
 #
-# See README.md.  Everything goes to build/ (logs in build/logs/).
+# Everything goes to build/ (logs in build/logs/).  See README.md.
 
 include versions.mk
 
-FS        ?= ext2,ext3,ext4,xfs,btrfs,f2fs,jfs,nilfs2,gfs2,ocfs2,tmpfs,ext2-dax,ext4-dax,xfs-dax,ovl-ext4,ovl-xfs,ovl-tmpfs
-STRESS    ?= 20
-# seconds per filesystem that a guest may take before it counts as hung
+FS        ?= $(shell sh scripts/fs.sh names matrix)
+DEBUG_FS  ?= $(shell sh scripts/fs.sh names debug)
+DEBUG_FULL_FS ?= $(shell sh scripts/fs.sh names debug-full)
+CRASH_FS  ?= $(shell sh scripts/fs.sh names crash)
+# seconds of race search per column on the patched and debug kernels
+STRESS    ?= 10
+# seconds per column that a guest may take before it counts as hung
 TIMEOUT   ?= 150
+DEBUG_TIMEOUT ?= 900
+# top-level jobs: kernel builds use every core on their own
+JOBS      ?= 2
+BOOTS     ?= 5
+REPEAT    ?= 5
+CUTS      ?= 20
+
 BUILD     := $(CURDIR)/build
 SRC       := $(BUILD)/src
 TESTDIR   := tools/testing/selftests/filesystems/immutable
-FRAGMENTS := config/base.config
-DEBUG_FS  ?= $(FS)
-BOOTS     ?= 5
 SH        := sh
+STAGE     := $(SH) scripts/lib-stage.sh
+# every column's symbols, so that one kernel runs them all
+FRAGMENTS = config/base.config $(BUILD)/config/fs.config $(SRC)/$(TESTDIR)/config
+DEBUG_FRAGMENTS = config/base.config $(BUILD)/config/fs-debug.config \
+	$(SRC)/$(TESTDIR)/config config/debug.config
 
 export BUILD
 
-comma := ,
-space := $(subst ,, )
-NFS := $(words $(subst $(comma),$(space),$(FS)))
-BOOT_TIMEOUT = $(shell echo $$(($(TIMEOUT) * $(NFS) + 120)))
-
-.PHONY: all deps tree build kernels guest run matrix check shell export \
-	clean distclean help debug-kernel check-debug bench check-crash \
-	check-repeat
+.PHONY: all help deps tree guest matrix check check-full bench shell \
+	export clean distclean kernel-stock-6.12 kernel-pristine \
+	kernel-patched kernel-debug run-stock-6.12 run-pristine run-patched \
+	run-debug bisect bisect-full checkpatch rework \
+	bench-short check-debug check-crash check-repeat check-all \
+	check-full-all
 
 all: matrix
 
 help:
-	@sed -n '1,12p' Makefile
+	@sed -n '1,17p' Makefile
 
 deps:
 	@$(SH) scripts/deps.sh '$(LINUX_DEB_VERSION)'
@@ -43,78 +61,132 @@ deps:
 tree: deps
 	@$(SH) scripts/tree.sh '$(LINUX_DEB_VERSION)'
 
-kernels: tree
-	@$(SH) scripts/lib-stage.sh "build pristine kernel" \
-		$(SH) scripts/kernel.sh $(BUILD)/pristine pristine $(FRAGMENTS)
-	@$(SH) scripts/lib-stage.sh "build patched kernel" \
-		$(SH) scripts/kernel.sh $(SRC) patched $(FRAGMENTS)
+$(BUILD)/config/fs.config: config/filesystems scripts/fs.sh
+	@mkdir -p $(@D)
+	@$(SH) scripts/fs.sh config "$$($(SH) scripts/fs.sh names)" | sed 's/.*/CONFIG_&=y/' >$@
+
+
+# ---- kernels: build/kernels/NAME/{bzImage,config}
+
+# Debian's 6.12, with the modules of every column and of the selftest
+kernel-stock-6.12: tree $(BUILD)/config/fs.config
+	@{ sed -n 's/^CONFIG_\([A-Z0-9_]*\)=.*/\1/p' $(BUILD)/config/fs.config \
+		$(SRC)/$(TESTDIR)/config; } >$(BUILD)/config/modules.syms
+	@$(STAGE) "fetch Debian's 6.12 kernel" $(SH) scripts/stock.sh stock-6.12 \
+		'$(STOCK_6_12_PKG)' '$(STOCK_6_12_VERSION)' $(BUILD)/config/modules.syms
+
+kernel-patched: tree $(BUILD)/config/fs.config
+	@$(STAGE) "build patched kernel" \
+		$(SH) scripts/kernel.sh patched $(SRC) .build $(FRAGMENTS)
+
+# 6.12 from the same source and config as the patched kernel
+kernel-pristine: tree $(BUILD)/config/fs.config
+	@$(STAGE) "build pristine kernel" \
+		$(SH) scripts/kernel.sh pristine $(BUILD)/pristine .build $(FRAGMENTS)
+
+# only the symbols of the columns it runs (DEBUG_FS)
+kernel-debug: tree
+	@mkdir -p $(BUILD)/config
+	@$(SH) scripts/fs.sh config '$(DEBUG_FS)' | sed 's/.*/CONFIG_&=y/' \
+		>$(BUILD)/config/fs-debug.config
+	@$(STAGE) "build debug kernel (lockdep, KASAN)" \
+		$(SH) scripts/kernel.sh debug $(SRC) .build-debug $(DEBUG_FRAGMENTS)
 
 guest: tree
-	@$(SH) scripts/lib-stage.sh "build guest programs and initramfs" \
+	@$(STAGE) "build guest programs and initramfs" \
 		$(SH) scripts/guest.sh $(SRC)/$(TESTDIR)
 
-build: kernels guest
+# ---- the suite on each kernel: build/logs/run-KERNEL/results.log
+# No race search on 6.12: it is judged on the patched kernel alone, and on
+# 6.12 it livelocks ocfs2's read path (README).
+RUN = TIMEOUT=$(TIMEOUT) $(STAGE)
 
-# The race stress search runs on the patched kernel only: it is judged there
-# alone, and on 6.12 it livelocks ocfs2's read path (see README).
-run: build
-	@$(SH) scripts/lib-stage.sh "run suite on pristine kernel" \
-		$(SH) scripts/boot.sh pristine run-pristine run $(FS) $(BOOT_TIMEOUT) imm.stress=0
-	@$(SH) scripts/lib-stage.sh "run suite on patched kernel" \
-		$(SH) scripts/boot.sh patched run-patched run $(FS) $(BOOT_TIMEOUT) imm.stress=$(STRESS)
+run-stock-6.12: kernel-stock-6.12 guest
+	@GUEST_ENV=IMMUTABLE_STRESS_SECONDS=0 $(RUN) "suite on Debian's 6.12" \
+		$(SH) scripts/boot.sh stock-6.12 run-stock-6.12 suite '$(FS)'
 
-matrix: run
-	@$(SH) scripts/matrix.sh $(FS)
+run-pristine: kernel-pristine guest
+	@GUEST_ENV=IMMUTABLE_STRESS_SECONDS=0 $(RUN) "suite on pristine 6.12 (source)" \
+		$(SH) scripts/boot.sh pristine run-pristine suite '$(FS)'
 
-# The debug kernel's part of make check: the suite, stress included, on
-# these filesystems (empty: none).  make check-debug runs it on all.
-# ocfs2 is left out: lockdep reports a circular dependency inside ocfs2's
-# own xattr code (ocfs2_xattr_set() against ocfs2_write_begin()), which
-# the series does not touch; see README.
-CHECK_DEBUG_FS ?= $(subst $(space),$(comma),$(filter-out ocfs2,$(subst $(comma),$(space),$(FS))))
+run-patched: kernel-patched guest
+	@GUEST_ENV=IMMUTABLE_STRESS_SECONDS=$(STRESS) $(RUN) "suite on patched kernel" \
+		$(SH) scripts/boot.sh patched run-patched suite '$(FS)'
 
-check: run
-	@DEBUG_FS='$(CHECK_DEBUG_FS)' $(SH) scripts/check.sh '$(FS)' $(FRAGMENTS)
+# The debug kernel panics on any warning; boot.sh fails the run on any
+# lockdep, KASAN or other report.
+run-debug: kernel-debug guest
+	@GUEST_ENV=IMMUTABLE_STRESS_SECONDS=$(STRESS) APPEND=panic_on_warn=1 \
+		TIMEOUT=$(DEBUG_TIMEOUT) $(STAGE) "suite on debug kernel" \
+		$(SH) scripts/boot.sh debug run-debug suite '$(DEBUG_FS)'
 
-debug-kernel: tree
-	@OBJ=debug $(SH) scripts/lib-stage.sh "build debug kernel (lockdep, KASAN)" \
-		$(SH) scripts/kernel.sh $(SRC) debug $(FRAGMENTS) config/debug.config
+matrix: run-stock-6.12 run-patched
+	@$(SH) scripts/matrix.sh '$(FS)' stock-6.12 patched
 
-# The whole suite, race stress included, on a lockdep + KASAN kernel that
-# panics on any warning; boot.sh fails the run on any report.
-check-debug: debug-kernel guest
-	@$(SH) scripts/lib-stage.sh "run suite on debug kernel" \
-		$(SH) scripts/boot.sh debug run-debug run $(DEBUG_FS) 5400 \
-		"imm.stress=$(STRESS) panic_on_warn=1"
-	@$(SH) scripts/check-debug.sh $(DEBUG_FS)
+# ---- the other evidence; each writes its results under build/
+bisect: kernel-patched
+	@$(STAGE) "compile what each patch touches, after each patch" \
+		$(SH) scripts/bisect.sh objects $(FRAGMENTS)
 
-# Every verdict must be the same in REPEAT boots of each kernel.
-REPEAT ?= 5
-REPEAT_STRESS ?= 5
+bisect-full: tree $(BUILD)/config/fs.config
+	@$(STAGE) "build the kernel after each patch" \
+		$(SH) scripts/bisect.sh full $(FRAGMENTS)
 
-check-repeat: build
-	@$(SH) scripts/lib-stage.sh "the suite $(REPEAT) times on each kernel" \
-		$(SH) scripts/repeat.sh $(REPEAT) $(FS) $(BOOT_TIMEOUT) $(REPEAT_STRESS)
+checkpatch: tree
+	@$(STAGE) "checkpatch.pl --strict" $(SH) scripts/checkpatch.sh
 
-CUTS ?= 20
-CRASH_FS ?= ext4,xfs,btrfs,f2fs
+rework: tree
+	@$(STAGE) "rework check" $(SH) scripts/check-rework.sh
 
-check-crash: build
-	@$(SH) scripts/lib-stage.sh "crash consistency ($(CUTS) cuts per filesystem)" \
-		$(SH) scripts/crash.sh $(CUTS) $(CRASH_FS)
+bench-short: kernel-patched guest
+	@$(STAGE) "benchmarks run (short, patched)" \
+		$(SH) scripts/bench.sh 1 short patched
 
-bench: build
-	@$(SH) scripts/lib-stage.sh "benchmarks ($(BOOTS) boots per kernel)" \
-		$(SH) scripts/bench.sh $(BOOTS) full
+bench: kernel-pristine kernel-patched guest
+	@$(STAGE) "benchmarks ($(BOOTS) boots per kernel)" \
+		$(SH) scripts/bench.sh $(BOOTS) full pristine patched
 
-shell: build
-	@$(SH) scripts/boot.sh patched shell shell $(FS) 0
+check-crash: kernel-patched guest
+	@$(STAGE) "crash consistency ($(CUTS) cuts per column)" \
+		$(SH) scripts/crash.sh $(CUTS) '$(CRASH_FS)'
+
+check-repeat: kernel-stock-6.12 kernel-patched guest
+	@$(STAGE) "the suite $(REPEAT) times on each kernel" \
+		$(SH) scripts/repeat.sh $(REPEAT) '$(FS)' $(STRESS) stock-6.12
+
+# ---- judging.  check and check-full run their work JOBS at a time; the
+# order of the prerequisites is the order work starts in.
+CHECK_WORK = run-stock-6.12 kernel-patched kernel-debug run-patched bisect \
+	checkpatch rework bench-short run-debug
+
+check:
+	@$(MAKE) --no-print-directory -j$(JOBS) check-all
+
+check-all: $(CHECK_WORK)
+	@$(SH) scripts/check.sh abcdefg '$(FS)' stock-6.12 '$(DEBUG_FS)'
+
+check-full:
+	@$(MAKE) --no-print-directory -j$(JOBS) check-full-all
+
+check-full-all: run-stock-6.12 kernel-patched kernel-pristine run-patched \
+		run-pristine bisect-full checkpatch rework bench-short
+	@$(MAKE) --no-print-directory run-debug DEBUG_FS='$(DEBUG_FULL_FS)'
+	@$(SH) scripts/check.sh abcdefg '$(FS)' stock-6.12,pristine '$(DEBUG_FULL_FS)'
+	@$(MAKE) --no-print-directory check-repeat check-crash
+
+# the debug kernel on every column that runs clean under lockdep
+check-debug:
+	@$(MAKE) --no-print-directory run-debug DEBUG_FS='$(DEBUG_FULL_FS)'
+	@$(SH) scripts/check.sh f '$(FS)' stock-6.12 '$(DEBUG_FULL_FS)'
+
+shell: kernel-patched guest
+	@$(SH) scripts/boot.sh patched shell shell '$(FS)'
 
 export:
 	@$(SH) scripts/export.sh
 
 clean:
-	rm -rf $(BUILD)/logs $(BUILD)/images $(BUILD)/initramfs* $(BUILD)/bzImage-*
+	rm -rf $(BUILD)/logs $(BUILD)/images $(BUILD)/initramfs* $(BUILD)/kernels
 
 distclean:
 	@echo "removing build/ (the kernel trees included; make export first)"

@@ -1,25 +1,30 @@
 #!/bin/sh
-# Boot the pristine and the patched kernel alternately with -icount and
-# collect the guest benchmarks; print median, min, max per kernel and the
-# ratios the series is judged by.
-# Usage: bench.sh BOOTS short|full
+# Boot the kernels alternately with -icount and collect the guest
+# benchmarks; print median, min, max per kernel and, for pristine and
+# patched, the ratios the series is judged by.
+# Usage: bench.sh BOOTS short|full KERNEL...
+# Writes build/bench-SIZE.tsv and build/bench-SIZE.txt.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 boots=$1
 size=$2
-out=$BUILD/bench.tsv
+shift 2
+out=$BUILD/bench-$size.tsv
 : >"$out"
-# The chattr/fsync pair runs on ext4 on persistent memory (see boot.sh):
-# big enough for the 512 MiB case in the full form.
-export ICOUNT=0 MEM=3072 IMG_SIZE=2G
-case $size in full) export PMEM_MIB=768 ;; *) export PMEM_MIB=128 ;; esac
+# pwrite() through the page cache of a disk and of tmpfs, first stores to
+# a shared mapping on xfs and tmpfs, and chattr +i against fsync() on ext4
+# on persistent memory without DAX, so that writeback is guest work and no
+# host I/O enters the timed region (-icount counts guest instructions).
+fslist=$(sh "$(dirname "$0")/fs.sh" names bench)
+export ICOUNT=0 MEM=2048
 i=1
 while [ "$i" -le "$boots" ]; do
-	for k in pristine patched; do
-		sh "$(dirname "$0")/boot.sh" "$k" "bench-$k-$i" bench \
-			ext4,xfs,tmpfs,ext4-pmem 3600 "imm.bench=$size" >/dev/null
-		f=$LOGS/bench-$k-$i/results.log
+	for k; do
+		sh "$(dirname "$0")/boot.sh" "$k" "bench-$size-$k-$i" bench "$fslist" \
+			"$size" pwrite:ext4 pwrite:tmpfs fault:xfs fault:tmpfs \
+			chattr:ext4-pmem >/dev/null
+		f=$LOGS/bench-$size-$k-$i/results.log
 		! grep -q '^IMM-BENCH-FAILED' "$f" ||
 			die "a benchmark failed in $f: $(grep -m1 '^IMM-BENCH-FAILED' "$f")"
 		tr -d '\r' <"$f" | awk -v k="$k" -v i="$i" \
@@ -51,5 +56,5 @@ sort -t"$(printf '\t')" -k3,3 -k1,1 -k4,4g "$out" | awk -F'\t' '
 					printf "ratio chattr/fsync %-8s %-16s %.3f\n", k, name, m[name, k] / m[f, k]
 			}
 		}
-	}' | tee "$BUILD/bench.txt"
-echo "raw results: ${out#"$TOP"/}, summary: build/bench.txt"
+	}' | tee "$BUILD/bench-$size.txt"
+echo "raw results: ${out#"$TOP"/}, summary: build/bench-$size.txt"

@@ -1,109 +1,137 @@
 #!/bin/sh
-# Boot one kernel in QEMU (TCG) with fresh disk images, run the guest init
-# and keep the console and the results.
-# Usage: boot.sh KERNEL_NAME RUN_NAME MODE FSLIST [TIMEOUT_S] [EXTRA_APPEND]
-#   MODE run|shell|bench|crash-*; FSLIST comma separated columns: ext2 ext3
-#   ext4 xfs btrfs f2fs jfs nilfs2 gfs2 ocfs2 (a disk each), tmpfs, ext2-dax
-#   ext4-dax xfs-dax (persistent memory, -o dax), ext4-pmem (without dax),
-#   ovl-ext4 ovl-xfs (overlayfs, layers on a disk each), ovl-tmpfs
-# Env: ACCEL (tcg), SMP (2), MEM (1024, 2560 with DAX), ICOUNT (empty, or
-#   shift for -icount)
+# Boot one kernel in QEMU (TCG) on fresh images of the columns asked for,
+# hand the guest its plan and workload, keep the console and the results.
+# Usage: boot.sh KERNEL RUN WORKLOAD FSLIST [ARG...]
+#   KERNEL    a directory of build/kernels (bzImage, config, and for a
+#             Debian kernel modules.cpio and modules)
+#   RUN       the name of the run: logs in build/logs/RUN
+#   WORKLOAD  suite, bench, crash or shell (guest/WORKLOAD); ARGs go to it
+#   FSLIST    comma separated columns of config/filesystems
+# Env: TIMEOUT (seconds per column, 150), APPEND (kernel command line),
+#   GUEST_ENV (VAR=value ... for the workload), ACCEL (tcg), SMP (2),
+#   MEM (MiB besides persistent memory, 1024), ICOUNT (shift for -icount),
+#   CACHE (unsafe), IMAGES (image directory name, RUN), KEEP_IMAGES (reuse
+#   them), CUT_DELAY (kill QEMU that many seconds after IMM-MARK)
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-name=$1
-kernel=$BUILD/bzImage-$name
-run=$2
-mode=$3
-fslist=$4
-tmo=${5:-600}
-extra=${6:-}
+kname=$1 run=$2 workload=$3 fslist=$4
+shift 4
+kdir=$BUILD/kernels/$kname
 dir=$LOGS/$run
-initrd=$BUILD/initramfs.cpio
-[ -f "$kernel" ] || die "no kernel $kernel; run make build"
-[ -f "$initrd" ] || die "no initramfs; run make build"
-rm -rf "$dir" && mkdir -p "$dir"
+fs() { sh "$TOP/scripts/fs.sh" "$@"; }
+[ -f "$kdir/bzImage" ] || die "no kernel $kname in $kdir; run make (or make kernel-$kname)"
+[ -f "$BUILD/initramfs.cpio" ] || die "no initramfs; run make guest"
+fs check "$fslist"
+rm -rf "$dir" && mkdir -p "$dir/initrd/run"
 img=$BUILD/images/${IMAGES:-$run}
 [ -n "${KEEP_IMAGES:-}" ] || { rm -rf "$img" && mkdir -p "$img"; }
 
-# One disk per block-device column asked for, attached in FSLIST order; the
-# guest learns the order from imm.disks= (the Nth disk is /dev/vd<N>).
-mkfs_disk() {
-	case $1 in
-	ext2) mkfs.ext2 -q -F "$2" ;;
-	ext3) mkfs.ext3 -q -F "$2" ;;
-	ext4) mkfs.ext4 -q -F "$2" ;;
-	xfs) mkfs.xfs -q -f "$2" ;;
-	btrfs) mkfs.btrfs -q -f "$2" >/dev/null ;;
-	f2fs) mkfs.f2fs -q -f "$2" >/dev/null ;;
-	jfs) mkfs.jfs -q "$2" >/dev/null ;;
-	nilfs2) mkfs.nilfs2 -q -f "$2" ;;
-	gfs2) mkfs.gfs2 -O -q -p lock_nolock -j 1 "$2" >/dev/null ;;
-	ocfs2) mkfs.ocfs2 -q -F -M local "$2" >/dev/null ;;
-	ovl-*) mkfs_disk "${1#ovl-}" "$2" ;;
-	*) die "no mkfs for $1" ;;
+# A column runs only on a kernel that has what it needs: Debian's kernels
+# have no fs/ext2, for one.
+available() {
+	for sym in $(fs config "$1"); do
+		grep -Eq "^CONFIG_$sym=(y|m)$" "$kdir/config" || { echo "$sym"; return 1; }
+	done
+}
+
+# make_image COLUMN FILE: a fresh image of COLUMN's filesystem
+make_image() {
+	[ -n "${KEEP_IMAGES:-}" ] && [ -f "$2" ] && return 0
+	rm -f "$2"
+	truncate -s "$(fs get "$1" size)" "$2" || die "cannot create $2"
+	# shellcheck disable=SC2046
+	logged "$dir/mkfs-$1.log" $(fs get "$1" make) "$2" ||
+		die "mkfs for $1 failed (is $(fs get "$1" package) installed? make deps)"
+}
+
+# Block devices are attached in order (/dev/vda, vdb, ...); persistent
+# memory follows the guest's MEM, one region per image, numbered in address
+# order (/dev/pmem0, ...), loaded by QEMU and made legacy pmem by memmap=;
+# 128 MiB of RAM above them keep them clear of what the firmware reserves
+# at the top of memory.
+letters=abcdefghijklmnopqrstuvwxyz
+nblk=0 npmem=0 mem=$((${MEM:-1024} + 128)) pmem_at=${MEM:-1024}
+drives= loaders= memmap= plan=
+# attach COLUMN: prints the guest device of a fresh image of COLUMN
+attach() {
+	case $(fs get "$1" kind) in
+	block)
+		make_image "$1" "$img/$run_col.img"
+		drives="$drives -drive file=$img/$run_col.img,if=virtio,format=raw,cache=${CACHE:-unsafe}"
+		dev=/dev/vd$(echo $letters | cut -c$((nblk + 1)))
+		nblk=$((nblk + 1)) ;;
+	pmem)
+		make_image "$1" "$img/$run_col.img"
+		mib=$(($(stat -c %s "$img/$run_col.img") / 1048576))
+		loaders="$loaders -device loader,file=$img/$run_col.img,addr=$(printf 0x%x $((pmem_at * 1048576))),force-raw=on"
+		memmap="$memmap memmap=${mib}M!${pmem_at}M"
+		pmem_at=$((pmem_at + mib)) mem=$((mem + mib))
+		dev=/dev/pmem$npmem
+		npmem=$((npmem + 1)) ;;
+	tmpfs) dev=tmpfs ;;
+	*) die "column $1: a stacked column cannot stand on a stacked one" ;;
 	esac
 }
-drives= disks=
-for fs in $(echo "$fslist" | tr , ' '); do
-	case $fs in tmpfs | ovl-tmpfs | *-dax | *-pmem) continue ;; esac
-	f=$img/$fs.img
-	if [ -z "${KEEP_IMAGES:-}" ]; then
-		rm -f "$f" && truncate -s "${IMG_SIZE:-512M}" "$f" ||
-			die "cannot create $f"
-		mkfs_disk "$fs" "$f" || die "mkfs for $fs failed (is its package installed? make deps)"
-	fi
-	drives="$drives -drive file=$f,if=virtio,format=raw,cache=${CACHE:-unsafe}"
-	disks=$disks${disks:+,}$fs
-done
 
-# Persistent memory: QEMU loads each image into guest RAM, and
-# memmap=size!addr makes those ranges legacy pmem devices, numbered in
-# address order; the guest learns the order from imm.pmem=.  xfs (320 MiB)
-# sits at 512 MiB, ext2 (160 MiB) at 832 MiB and ext4 (PMEM_MIB, 256) at
-# 1 GiB.  *-dax columns mount them with -o dax, ext4-pmem without (a disk
-# whose writes cost no host I/O, for make bench).
-pmem= pmems= mem=${MEM:-1024}
-for p in xfs:320:512M ext2:160:832M ext4:${PMEM_MIB:-256}:1G; do
-	fs=${p%%:*} size=${p#*:} size=${size%%:*} addr=${p##*:}
-	case ,$fslist, in *,$fs-dax,* | *,$fs-pmem,*) ;; *) continue ;; esac
-	f=$img/$fs-pmem.img
-	if [ -z "${KEEP_IMAGES:-}" ]; then
-		rm -f "$f" && truncate -s "${size}M" "$f" || die "cannot create $f"
-		case $fs in
-		xfs) mkfs.xfs -q -f -m reflink=0 "$f" ;;
-		ext2) mkfs.ext2 -q -F -b 4096 "$f" ;;
-		ext4) mkfs.ext4 -q -F -b 4096 "$f" ;;
-		esac || die "mkfs of the $fs persistent memory image failed"
+: >"$dir/unavailable"
+for col in $(echo "$fslist" | tr , ' '); do
+	if ! miss=$(available "$col"); then
+		echo "$col CONFIG_$miss" >>"$dir/unavailable"
+		continue
 	fi
-	case $addr in
-	*G) a=$((${addr%G} * 1024 * 1024 * 1024)) ;;
-	*M) a=$((${addr%M} * 1024 * 1024)) ;;
-	esac
-	pmem="$pmem -device loader,file=$f,addr=$(printf 0x%x "$a"),force-raw=on"
-	extra="memmap=${size}M!$addr $extra"
-	pmems=$pmems${pmems:+,}$fs
-	mem=${MEM:-2560}
+	run_col=$col
+	kind=$(fs get "$col" kind)
+	type=$(fs get "$col" type)
+	opts=$(fs get "$col" options)
+	if [ "$kind" = stacked ]; then
+		lower=$(fs lower "$col")
+		attach "$lower"
+		lopts=$(fs get "$lower" options)
+		[ "$(fs get "$lower" kind)" = tmpfs ] && lopts=size=$(fs get "$lower" size)
+		line="$col stacked $type overlay ${opts:--} $(fs get "$lower" type) $dev ${lopts:--}"
+	else
+		attach "$col"
+		[ "$kind" = tmpfs ] && opts=size=$(fs get "$col" size)${opts:+,$opts}
+		line="$col $kind $type $dev ${opts:--}"
+	fi
+	plan="$plan$line
+"
 done
+printf '%s' "$plan" >"$dir/initrd/run/plan"
+echo "$workload $*" >"$dir/initrd/run/workload"
+: >"$dir/initrd/run/env"
+for v in ${GUEST_ENV:-}; do echo "$v" >>"$dir/initrd/run/env"; done
+[ -f "$kdir/modules" ] && cp "$kdir/modules" "$dir/initrd/run/modules"
+cp "$dir/initrd/run/plan" "$dir/plan"
+(cd "$dir/initrd" && find . | LC_ALL=C sort | cpio --quiet -o -H newc) >"$dir/run.cpio"
+# the kernel unpacks concatenated archives in order
+mods=
+[ -f "$kdir/modules.cpio" ] && mods=$kdir/modules.cpio
+cat "$BUILD/initramfs.cpio" $mods "$dir/run.cpio" >"$dir/initrd.cpio"
+rm -rf "$dir/initrd" "$dir/run.cpio"
 
-accel=${ACCEL:-tcg}
+ncols=$(grep -c . "$dir/plan" || true)
+tmo=$((${TIMEOUT:-150} * ncols + 120))
+[ "$workload" = shell ] && tmo=0
 icount=
 [ -n "${ICOUNT:-}" ] && icount="-icount shift=$ICOUNT,sleep=off"
-# no_timer_check: a starved TCG vCPU can fail the IO-APIC timer check
-# at boot and panic when the host is busy.
-append="console=ttyS0 panic=-1 oops=panic loglevel=5 no_timer_check imm.mode=$mode imm.fs=$fslist imm.disks=$disks imm.pmem=$pmems $extra"
-
-set -- qemu-system-x86_64 -accel "$accel" $icount -smp "${SMP:-2}" \
+# no_timer_check: a starved TCG vCPU can fail the IO-APIC timer check at
+# boot and panic when the host is busy.
+append="console=ttyS0 panic=-1 oops=panic loglevel=5 no_timer_check${memmap} ${APPEND:-}"
+# shellcheck disable=SC2086
+set -- qemu-system-x86_64 -accel "${ACCEL:-tcg}" $icount -smp "${SMP:-2}" \
 	-m "$mem" -cpu max -no-reboot -display none -vga none \
-	-kernel "$kernel" -initrd "$initrd" -append "$append" $drives $pmem
+	-kernel "$kdir/bzImage" -initrd "$dir/initrd.cpio" -append "$append" \
+	$drives $loaders
 
-t0=$(date +%s)
-if [ "$mode" = shell ]; then
+if [ "$workload" = shell ]; then
 	"$@" -serial mon:stdio -serial file:"$dir/results.log"
 	exit 0
 fi
-echo "booting $name ($run: $fslist, timeout ${tmo}s); console: ${dir#"$TOP"/}/console.log"
-rc=0
+t0=$(date +%s)
+echo "booting $kname ($run: $(awk '{ print $1 }' "$dir/plan" | paste -sd, -), $workload, timeout ${tmo}s); console: ${dir#"$TOP"/}/console.log"
+[ -s "$dir/unavailable" ] && sed 's/^/   not on this kernel: /; s/ CONFIG_/ (no CONFIG_/; s/$/)/' "$dir/unavailable"
 if [ -n "${CUT_DELAY:-}" ]; then
 	# Pull the plug CUT_DELAY seconds after the guest's IMM-MARK.
 	(
@@ -117,10 +145,11 @@ if [ -n "${CUT_DELAY:-}" ]; then
 		pkill -KILL -f "file:$dir/console.log"
 	) &
 fi
+rc=0
 { timeout -k 5 "$tmo" "$@" -monitor none -serial file:"$dir/console.log" \
 	-serial stdio </dev/null || echo $? >"$dir/qemu.rc"; } |
 	tee "$dir/results.log" |
-	awk '/^IMM-|^# [0-9]+ toggles/ { print "   " $0; fflush() }'
+	awk '/^IMM-(FS-END|BENCH-FAILED|CRASH|MODPROBE|MOUNT)|^# [0-9]+ toggles/ { print "   " $0; fflush() }'
 [ -f "$dir/qemu.rc" ] && rc=$(cat "$dir/qemu.rc")
 echo "   guest ran $(($(date +%s) - t0))s"
 
@@ -134,8 +163,10 @@ if [ -n "${CUT_DELAY:-}" ] && grep -q '^IMM-MARK' "$dir/results.log"; then
 	[ "$rc" = 137 ] || fail "the guest ended before the cut (status $rc)"
 	exit 0
 fi
-[ "$rc" = 124 ] || [ "$rc" = 137 ] && fail "QEMU timed out after ${tmo}s"
+[ "$rc" = 124 ] || [ "$rc" = 137 ] &&
+	fail "QEMU timed out after ${tmo}s (TIMEOUT=${TIMEOUT:-150} s per column); the guest hung or is too slow"
 [ "$rc" = 0 ] || fail "QEMU exited with status $rc"
 bad=$(grep -n -m1 -E 'Kernel panic|Oops|BUG:|WARNING:|INFO: task .* blocked|soft lockup|general protection fault|KASAN:|UBSAN:|possible circular locking|possible recursive locking|inconsistent lock state|Call Trace:' "$dir/console.log" || true)
 [ -z "$bad" ] || fail "the kernel reported a problem: $bad"
-grep -q '^IMM-DONE' "$dir/results.log" || fail "the guest did not finish its run"
+grep -q '^IMM-DONE rc=0' "$dir/results.log" ||
+	fail "the guest did not finish its workload ($(grep -m1 '^IMM-DONE' "$dir/results.log" || echo 'no IMM-DONE'))"

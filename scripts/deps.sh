@@ -1,14 +1,15 @@
 #!/bin/sh
-# Install what the harness needs from Debian's archive, and nothing else.
+# Install what the harness needs from Debian's archive, and nothing else:
+# the tools below, the mkfs and fsck packages of config/filesystems, and
+# linux-source-6.12 at the version asked for.
 # Usage: deps.sh DEBIAN_VERSION_OF_linux-source-6.12
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 want=$1
 pkgs="qemu-system-x86 busybox-static build-essential flex bison bc libelf-dev
-libssl-dev cpio ccache e2fsprogs xfsprogs btrfs-progs f2fs-tools jfsutils
-nilfs-tools gfs2-utils ocfs2-tools xz-utils git
-perl python3 python3-ply python3-git"
+libssl-dev cpio ccache xz-utils git perl python3 python3-ply python3-git
+$(sh "$(dirname "$0")/fs.sh" packages)"
 
 have_version() {
 	dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null |

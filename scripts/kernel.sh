@@ -1,19 +1,26 @@
 #!/bin/sh
 # Configure and build one kernel out of tree, with ccache.
-# Usage: kernel.sh SRCDIR NAME FRAGMENT...
-# The objects go to SRCDIR/.build so that srctree is ".." and ccache hits
-# across the pristine, patched and bisect trees.
+# Usage: kernel.sh NAME SRCDIR OBJDIR FRAGMENT...
+#   tinyconfig + the fragments, every symbol of which must hold; the
+#   bzImage and .config go to build/kernels/NAME.
+# Env: TARGETS (instead of bzImage: build these, copy nothing)
+# OBJDIR is relative to SRCDIR, so that ccache hits across the pristine,
+# patched and bisect trees.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-srcdir=$(cd "$1" && pwd)
-name=$2
-shift 2
+name=$1
+srcdir=$(cd "$2" && pwd)
+objname=$3
+shift 3
 frags=
-for f; do frags="$frags $(cd "$(dirname "$f")" && pwd)/$(basename "$f")"; done
+for f; do
+	[ -f "$f" ] || die "no config fragment $f"
+	frags="$frags $(cd "$(dirname "$f")" && pwd)/$(basename "$f")"
+done
 # shellcheck disable=SC2086
 set -- $frags
-obj=$srcdir/.build${OBJ:+-$OBJ}
+obj=$srcdir/$objname
 log=$LOGS/build-$name.log
 mkdir -p "$obj"
 
@@ -21,7 +28,7 @@ export CCACHE_NOHASHDIR=1 CCACHE_BASEDIR=$BUILD
 export KBUILD_BUILD_TIMESTAMP="2024-01-01" KBUILD_BUILD_USER=harness \
 	KBUILD_BUILD_HOST=qemu
 kmake() {
-	make -C "$srcdir" O="${obj##*/}" ARCH=x86_64 CC="ccache gcc" \
+	make -C "$srcdir" O="$objname" ARCH=x86_64 CC="ccache gcc" \
 		HOSTCC="ccache gcc" "$@"
 }
 
@@ -47,6 +54,13 @@ if [ "$(cat "$obj/.fragments" 2>/dev/null)" != "$want" ] || [ ! -f "$obj/.config
 	[ $bad = 0 ] || die "config fragments do not hold for $name (dependencies missing?)"
 	echo "$want" >"$obj/.fragments"
 fi
+if [ -n "${TARGETS:-}" ]; then
+	# shellcheck disable=SC2086
+	logged "$log" kmake -j"$(nproc)" $TARGETS
+	exit
+fi
 echo "building $name in ${obj#"$TOP"/} (log: ${log#"$TOP"/})"
 logged "$log" kmake -j"$(nproc)" bzImage || die "kernel build of $name failed"
-cp "$obj/arch/x86/boot/bzImage" "$BUILD/bzImage-$name"
+mkdir -p "$BUILD/kernels/$name"
+cp "$obj/arch/x86/boot/bzImage" "$BUILD/kernels/$name/bzImage"
+cp "$obj/.config" "$BUILD/kernels/$name/config"

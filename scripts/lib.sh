@@ -37,3 +37,7 @@ logged() {
 	echo "---- full log: $_log ----" >&2
 	return "$_rc"
 }
+
+# A make of ours that calls make (kernel, selftest) must not hand it our
+# variables or job server: those makes run on their own.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
