@@ -1,10 +1,10 @@
 #!/bin/sh
 # Judge what the targets of make check produced; do no work.
 #  (a) the patched kernel passes every test on every column it can run;
-#  (b) every test keeps its declaration against the 6.12 kernels: fixture
-#      "fix" fails on one of them on at least one column, fixture "keep"
-#      fails on none; fixture "stress" (a search for races) is judged by
-#      (a) alone;
+#  (b) every test keeps its declaration in config/expectations against the
+#      6.12 kernels: a "fix" test fails on one of them on at least one
+#      column, a "keep" test fails on none; a "search" (for races) is
+#      judged by (a) alone;
 #  (c) every patch is checkpatch.pl --strict clean (build/checkpatch.tsv);
 #  (d) every prefix of the series builds (build/bisect.tsv);
 #  (g) no patch reworks what an earlier one added (build/rework.txt);
@@ -43,17 +43,21 @@ if want a; then
 fi
 
 if want b; then
-	echo "==> (b) every test keeps its declaration against 6.12 ($before)"
+	echo "==> (b) every test keeps its declaration (config/expectations) against 6.12 ($before)"
+	exp=$TOP/config/expectations
 	for t in $(awk -F'\t' '$3 != "-" { print $3 }' "$res" | sort -u); do
 		fails=$(awk -F'\t' -v t="$t" -v b=",$before," 'index(b, "," $1 ",") && $3 == t && $4 == "FAIL" { print $1 ":" $2 }' "$res" | xargs)
-		case $t in
-		fix.*) if [ -n "$fails" ]; then ok "$t guards a fix: fails on $fails"
+		case $(awk -v t="$t" '$1 == t { print $2 }' "$exp") in
+		fix) if [ -n "$fails" ]; then ok "$t guards a fix: fails on $fails"
 			else nok "$t is declared a fix but passes on 6.12 everywhere"; fi ;;
-		keep.*) if [ -z "$fails" ]; then ok "$t guards against regressions: passes on 6.12"
+		keep) if [ -z "$fails" ]; then ok "$t guards against regressions: passes on 6.12"
 			else nok "$t is declared a regression guard but fails on $fails"; fi ;;
-		stress.*) ok "$t searches for races: judged on the patched kernel only" ;;
-		*) nok "$t: fixture is neither fix, keep nor stress" ;;
+		search) ok "$t searches for races: judged on the patched kernel only" ;;
+		*) nok "$t: no declaration in config/expectations" ;;
 		esac
+	done
+	for t in $(awk '!/^#/ && NF { print $1 }' "$exp"); do
+		grep -q "	$t	" "$res" || nok "$t is declared in config/expectations but gave no result"
 	done
 fi
 

@@ -1,9 +1,9 @@
 #!/bin/sh
 # Boot each kernel RUNS times and fail when a test changes its verdict
-# between runs on the same kernel and filesystem.  Fixtures "fix" and "keep"
-# must be stable on both kernels; fixture "stress" (a search for races,
-# whose outcome on 6.12 depends on timing) must pass on every patched run
-# and is only reported for 6.12.
+# between runs on the same kernel and filesystem.  "fix" and "keep" tests
+# (config/expectations) must be stable on both kernels; a "search" for
+# races, whose outcome on 6.12 depends on timing, must pass on every
+# patched run and is only reported for 6.12.
 # Usage: repeat.sh RUNS FSLIST STRESS BEFORE   (BEFORE: the 6.12 kernel)
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -34,7 +34,8 @@ done
 sh "$(dirname "$0")/results.sh" "$fslist" $kernels |
 	sed 's/^\([a-z0-9.-]*\)-\([0-9]*\)\t/\1\t\2\t/' >"$out"
 
-awk -F'\t' -v runs="$runs" '
+search=$(awk '$2 == "search" { printf "%s,", $1 }' "$TOP/config/expectations")
+awk -F'\t' -v runs="$runs" -v search=",$search" '
 	# kernel run fs test status
 	$5 == "n/a" { next }
 	$5 == "missing" { missing = missing " " $1 "-" $2 ":" $3; next }
@@ -44,7 +45,7 @@ awk -F'\t' -v runs="$runs" '
 		else if ($5 != first[key]) changed[key] = 1
 		seen[key] = seen[key] " " $5
 		cnt[key]++
-		if ($1 == "patched" && $4 ~ /^stress\./ && $5 == "FAIL") sfail[key] = 1
+		if ($1 == "patched" && index(search, "," $4 ",") && $5 == "FAIL") sfail[key] = 1
 		tests[$1 SUBSEP $3]++
 	}
 	END {
@@ -57,7 +58,7 @@ awk -F'\t' -v runs="$runs" '
 				bad = 1
 			}
 			if (!(key in changed)) continue
-			if (f[3] ~ /^stress\./ && f[1] != "patched") {
+			if (index(search, "," f[3] ",") && f[1] != "patched") {
 				printf "   note: %s %s %s:%s (a search, not judged on 6.12)\n", f[1], f[2], f[3], seen[key]
 				continue
 			}

@@ -25,7 +25,7 @@ for k; do
 		/^IMM-FS-BEGIN / { fs = $2; next }
 		/^IMM-FS-END / { if ($3 != "rc=mount-failed") done[$2] = 1; fs = ""; next }
 		fs == "" { next }
-		/^(not )?ok [0-9]+ [a-z0-9_]+\.[a-z0-9_]+/ {
+		/^(not )?ok [0-9]+ [a-z0-9_]+\.[a-z0-9_.]+/ {
 			st = /^not ok/ ? "FAIL" : "pass"
 			name = /^not ok/ ? $4 : $3
 			if ($0 ~ /# SKIP/) st = "skip"
