@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * immguard, concern 1: writes through descriptors opened before the flag.
+ *
+ * security_file_permission(MAY_WRITE) runs in rw_verify_area() and its
+ * kin, so one hook covers write, pwrite, writev, pwritev2, O_DIRECT, AIO,
+ * io_uring, splice, sendfile, copy_file_range, FICLONE(RANGE),
+ * FIDEDUPERANGE and fallocate.  Truncation has its own hooks: 6.1 calls
+ * security_path_truncate() for ftruncate(), 6.12 security_file_truncate().
+ *
+ * A file that is immutable refuses every write; one that is append-only
+ * refuses writes through a descriptor without O_APPEND, except a
+ * pwritev2(RWF_APPEND) (noted by the fentry on do_pwritev()).
+ */
+#include "guard.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* threads inside pwritev2(RWF_APPEND) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, IG_TASKS);
+	__type(key, __u32);
+	__type(value, __u8);
+} ig_rwf_append SEC(".maps");
+
+static __always_inline int write_refused(struct file *file)
+{
+	unsigned int flags;
+	__u32 t;
+
+	if (!file || !is_regular(BPF_CORE_READ(file, f_inode)))
+		return 0;
+	flags = file_iflags(file);
+	if (flags & IG_S_IMMUTABLE)
+		return -IG_EPERM;
+	if (!(flags & IG_S_APPEND))
+		return 0;
+	if (BPF_CORE_READ(file, f_flags) & IG_O_APPEND)
+		return 0;
+	t = tid();
+	if (bpf_map_lookup_elem(&ig_rwf_append, &t))
+		return 0;
+	return -IG_EPERM;
+}
+
+SEC("lsm/file_permission")
+int BPF_PROG(ig_file_permission, struct file *file, int mask, int ret)
+{
+	if (ret || !(mask & IG_MAY_WRITE))
+		return ret;
+	return write_refused(file);
+}
+
+/* 6.2 and later: do_ftruncate() */
+SEC("lsm/file_truncate")
+int BPF_PROG(ig_file_truncate, struct file *file, int ret)
+{
+	if (ret)
+		return ret;
+	if (file_iflags(file) & (IG_S_IMMUTABLE | IG_S_APPEND))
+		return -IG_EPERM;
+	return 0;
+}
+
+/* 6.1: ftruncate() and truncate(); 6.12: truncate() */
+SEC("lsm/path_truncate")
+int BPF_PROG(ig_path_truncate, const struct path *path, int ret)
+{
+	struct inode *inode;
+
+	if (ret)
+		return ret;
+	inode = BPF_CORE_READ(path, dentry, d_inode);
+	if (inode && (BPF_CORE_READ(inode, i_flags) & (IG_S_IMMUTABLE | IG_S_APPEND)))
+		return -IG_EPERM;
+	return 0;
+}
+
+SEC("fentry/do_pwritev")
+int BPF_PROG(ig_pwritev_in, unsigned long fd, const void *vec,
+	     unsigned long vlen, long long pos, int flags)
+{
+	__u32 t = tid();
+	__u8 one = 1;
+
+	if (flags & IG_RWF_APPEND)
+		bpf_map_update_elem(&ig_rwf_append, &t, &one, BPF_ANY);
+	return 0;
+}
+
+SEC("fexit/do_pwritev")
+int BPF_PROG(ig_pwritev_out, unsigned long fd, const void *vec,
+	     unsigned long vlen, long long pos, int flags, long ret)
+{
+	__u32 t = tid();
+
+	bpf_map_delete_elem(&ig_rwf_append, &t);
+	return 0;
+}
