@@ -142,11 +142,14 @@ matrix: run-stock-6.12 run-patched
 # kernel, all on the guard columns with the same (guard-aware) selftest.
 # Not part of make check (time budget, README).
 GUARD_STRESS ?= 0
+# seconds of guard/race.c (mmap against chattr +i) per column and side
+GUARD_RACE ?= 5
 # Debian's default list, bpf included (6.12's has it already; the guard
 # checks /sys/kernel/security/lsm either way)
 GUARD_APPEND ?= lsm=landlock,lockdown,yama,loadpin,safesetid,integrity,apparmor,selinux,smack,tomoyo,bpf
 GUARD_RUN = TIMEOUT=$(TIMEOUT) EXTRA_INITRD=$(BUILD)/guard/guard.cpio $(STAGE)
-GUARD_ENV = IMMUTABLE_STRESS_SECONDS=$(GUARD_STRESS)
+GUARD_ENV = IMMUTABLE_STRESS_SECONDS=$(GUARD_STRESS) \
+	IMMUTABLE_RACE_SECONDS=$(GUARD_RACE)
 
 guard: kernel-stock-6.12 guest
 	@$(STAGE) "build immguard and its guest layer" \

@@ -16,7 +16,8 @@
  *    capability (the caller sees EPERM) if an mmap is on its way in (the
  *    slot's maps counter, mmap.bpf.c) or a shared mapping that can be
  *    made writable exists (mapping->i_mmap_writable);
- *  - fexit/vfs_fileattr_set lowers the mark: the flag is in i_flags by then;
+ *  - fexit/vfs_fileattr_set of the outermost call lowers the mark: the flag
+ *    is in i_flags by then;
  *  - FS_IOC_SETVERSION, EXT4_IOC_MOVE_EXT, XFS_IOC_SWAPEXT and the btrfs
  *    defrag ioctls on an immutable or append-only file fail with EPERM.
  */
@@ -29,6 +30,7 @@ IG_DEFINE_SLOTS;
 struct ig_chattr {
 	__u64 file;		/* the struct file of the ioctl */
 	__u32 marked[2];	/* slot + 1 of each mark raised, 0: none */
+	__u32 depth;		/* vfs_fileattr_set() calls under way */
 };
 
 /* thread -> its FS_IOC_SETFLAGS / FS_IOC_FSSETXATTR under way */
@@ -212,10 +214,22 @@ int BPF_PROG(ig_capable, const struct cred *cred, struct user_namespace *ns,
 	return mapped(inode, true) ? -IG_EPERM : 0;
 }
 
+SEC("fentry/vfs_fileattr_set")
+int BPF_PROG(ig_fileattr_in, void *idmap, struct dentry *dentry, void *fa)
+{
+	__u32 t = tid();
+	struct ig_chattr *c = bpf_map_lookup_elem(&ig_chattr, &t);
+
+	if (c)
+		c->depth++;
+	return 0;
+}
+
 /*
- * The flag is in i_flags (or the call failed): mmap_file sees it from now
- * on, so the mark can go.  On overlayfs the inner call, on the real inode,
- * lowers it: the real inode carries the flag by then.
+ * The outermost vfs_fileattr_set() returns: the flag is in i_flags (or the
+ * call failed), mmap_file sees it from now on, and the mark can go.  On
+ * overlayfs the inner call, on the upper inode, returns before the outer
+ * one has copied the flag to the overlay inode: the mark stays until then.
  */
 SEC("fexit/vfs_fileattr_set")
 int BPF_PROG(ig_fileattr_done, void *idmap, struct dentry *dentry,
@@ -224,7 +238,13 @@ int BPF_PROG(ig_fileattr_done, void *idmap, struct dentry *dentry,
 	__u32 t = tid();
 	struct ig_chattr *c = bpf_map_lookup_elem(&ig_chattr, &t);
 
-	if (c)
-		unmark(c);
+	if (!c)
+		return 0;
+	if (c->depth > 1) {
+		c->depth--;
+		return 0;
+	}
+	c->depth = 0;
+	unmark(c);
 	return 0;
 }

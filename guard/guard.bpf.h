@@ -61,17 +61,6 @@ static __always_inline struct inode *user_inode(struct file *file)
 	return inode ? inode : BPF_CORE_READ(file, f_inode);
 }
 
-/* i_flags of the user's inode and of the real one, or'ed */
-static __always_inline unsigned int file_iflags(struct file *file)
-{
-	struct inode *user = user_inode(file);
-	struct inode *real = BPF_CORE_READ(file, f_inode);
-	unsigned int flags = BPF_CORE_READ(real, i_flags);
-
-	if (user && user != real)
-		flags |= BPF_CORE_READ(user, i_flags);
-	return flags;
-}
 
 static __always_inline bool is_regular(struct inode *inode)
 {
@@ -105,6 +94,29 @@ static __always_inline struct address_space *mapping_of(struct inode *inode,
 		}
 		return BPF_CORE_READ(real, i_mapping);
 	}
+}
+
+/*
+ * i_flags of the user's inode and of the real one, or'ed; for an overlay
+ * file also those of its upper inode, which carries the flag first: the
+ * overlay's chattr sets it there, then copies it up to the overlay inode.
+ */
+static __always_inline unsigned int file_iflags(struct file *file)
+{
+	struct inode *user = user_inode(file);
+	struct inode *real = BPF_CORE_READ(file, f_inode);
+	unsigned int flags = BPF_CORE_READ(real, i_flags);
+
+	if (user && user != real)
+		flags |= BPF_CORE_READ(user, i_flags);
+	if (is_overlay(user)) {
+		bool none;
+		struct address_space *m = mapping_of(user, &none);
+
+		if (m)
+			flags |= BPF_CORE_READ(m, host, i_flags);
+	}
+	return flags;
 }
 
 /* the slot of an inode in the striped state (a pointer hash) */

@@ -76,11 +76,7 @@ int BPF_PROG(ig_mmap_file, struct file *file, unsigned long reqprot,
 	return 0;
 }
 
-/* 3. the mapping is in i_mmap_writable now, or failed: lower the counter */
-SEC("fexit/vm_mmap_pgoff")
-int BPF_PROG(ig_mmap_done, struct file *file, unsigned long addr,
-	     unsigned long len, unsigned long prot, unsigned long flag,
-	     unsigned long pgoff, unsigned long ret)
+static __always_inline void done(void)
 {
 	__u32 t = tid(), *raised = bpf_map_lookup_elem(&ig_mmap_raised, &t);
 
@@ -88,6 +84,35 @@ int BPF_PROG(ig_mmap_done, struct file *file, unsigned long addr,
 		lower(*raised - 1);
 		bpf_map_delete_elem(&ig_mmap_raised, &t);
 	}
+}
+
+/* 3. the mapping is in i_mmap_writable now, or failed: lower the counter */
+SEC("fexit/vm_mmap_pgoff")
+int BPF_PROG(ig_mmap_done, struct file *file, unsigned long addr,
+	     unsigned long len, unsigned long prot, unsigned long flag,
+	     unsigned long pgoff, unsigned long ret)
+{
+	done();
+	return 0;
+}
+
+/*
+ * The other callers of security_mmap_file(): SysV shmat() and, since 6.12,
+ * remap_file_pages() (on a VMA that i_mmap_writable counts already).  A
+ * raise they leave is lowered here, or at the thread's next mmap_file.
+ */
+SEC("fexit/do_shmat")
+int BPF_PROG(ig_shmat_done, int shmid, char *shmaddr, int shmflg,
+	     unsigned long *raddr, unsigned long shmlba, long ret)
+{
+	done();
+	return 0;
+}
+
+SEC("fexit/__x64_sys_remap_file_pages")
+int BPF_PROG(ig_remap_done, struct pt_regs *regs, long ret)
+{
+	done();
 	return 0;
 }
 

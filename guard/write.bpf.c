@@ -10,7 +10,8 @@
  *
  * A file that is immutable refuses every write; one that is append-only
  * refuses writes through a descriptor without O_APPEND, except a
- * pwritev2(RWF_APPEND) (noted by the fentry on do_pwritev()).
+ * pwritev2(RWF_APPEND) (noted by the fentry on do_pwritev()) where the
+ * flag reaches the filesystem.
  */
 #include "guard.bpf.h"
 
@@ -23,6 +24,18 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } ig_rwf_append SEC(".maps");
+
+/*
+ * 6.1's overlayfs hands a write to the real file without RWF_APPEND
+ * (ovl_iocb_to_rwf() knows no IOCB_APPEND), so it lands at the caller's
+ * offset: such a real file, with the overlay dentry in f_path, gets no
+ * exception.  6.12's backing files pass every flag on.
+ */
+static __always_inline bool drops_rwf_append(struct file *file)
+{
+	return BPF_CORE_READ(file, f_path.dentry, d_inode) !=
+	       BPF_CORE_READ(file, f_inode);
+}
 
 static __always_inline int write_refused(struct file *file)
 {
@@ -39,7 +52,7 @@ static __always_inline int write_refused(struct file *file)
 	if (BPF_CORE_READ(file, f_flags) & IG_O_APPEND)
 		return 0;
 	t = tid();
-	if (bpf_map_lookup_elem(&ig_rwf_append, &t))
+	if (bpf_map_lookup_elem(&ig_rwf_append, &t) && !drops_rwf_append(file))
 		return 0;
 	return -IG_EPERM;
 }

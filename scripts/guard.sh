@@ -59,6 +59,7 @@ rm -rf "$layer" && mkdir -p "$layer/bin" "$layer/tests"
 cp "$out/immguard" "$layer/bin/immguard"
 cp "$TOP/guest/guard" "$layer/bin/imm-guard"
 chmod +x "$layer/bin/imm-guard"
+cp "$out/race" "$layer/tests/guard_race"
 for p in "$out"/tests/*; do
 	[ -x "$p" ] && [ -f "$p" ] && cp "$p" "$layer/tests/"
 done
