@@ -59,7 +59,7 @@ export BUILD
 all: matrix
 
 help:
-	@sed -n '1,17p' Makefile
+	@sed -n '1,18p' Makefile
 
 deps:
 	@$(SH) scripts/deps.sh '$(LINUX_DEB_VERSION)'

@@ -113,11 +113,19 @@ static __always_inline bool sets_flag(unsigned int cmd, unsigned long arg)
 static __always_inline int on_ioctl(struct file *file, unsigned int cmd,
 				    unsigned long arg)
 {
-	struct ig_chattr c = { .file = (__u64)file };
+	struct ig_chattr c = { .file = (__u64)file }, *cur;
 	struct inode *inode;
 	unsigned int flags;
 	__u32 t = tid();
 
+	/*
+	 * overlayfs asks the LSMs about the real file from inside
+	 * vfs_fileattr_set() (ovl_security_fileattr(): FS_IOC_GETFLAGS and
+	 * FS_IOC_SETFLAGS with no argument): leave the chattr under way alone.
+	 */
+	cur = bpf_map_lookup_elem(&ig_chattr, &t);
+	if (cur && cur->depth)
+		return 0;
 	forget(t);
 	switch (cmd) {
 	case IG_FS_IOC_SETVERSION:
