@@ -49,7 +49,7 @@ export BUILD
 
 .PHONY: all help deps tree guest matrix check check-full bench shell \
 	guard guard-check guard-check-all guard-expect kernel-stock-6.1 guard-runs \
-	guard-stock-6.1 guard-on-6.1 guard-stock-6.12 guard-on-6.12 guard-patched \
+	guard-stock-6.1 guard-on-6.1 guard-stock-6.12 guard-on-6.12 guard-patched guard-nolsm \
 	export clean distclean kernel-stock-6.12 kernel-pristine \
 	kernel-patched kernel-debug run-stock-6.12 run-pristine run-patched \
 	run-debug bisect bisect-full checkpatch rework \
@@ -181,8 +181,15 @@ guard-patched: $(BUILD)/kernels/patched/bzImage guard
 	@GUEST_ENV='$(GUARD_ENV)' $(GUARD_RUN) "guard columns on the patched kernel" \
 		$(SH) scripts/boot.sh patched guard-patched suite '$(GUARD_FS)'
 
+# without bpf in lsm=, immguard must refuse to start
+guard-nolsm: kernel-stock-6.1 guard
+	@APPEND='lsm=lockdown,capability,yama,apparmor' TIMEOUT=60 \
+		EXTRA_INITRD=$(BUILD)/guard/guard.cpio $(STAGE) \
+		"immguard on Debian's 6.1 without the BPF LSM" \
+		$(SH) scripts/boot.sh stock-6.1 guard-nolsm guard-nolsm tmpfs
+
 GUARD_WORK = guard-on-6.1 guard-on-6.12 guard-stock-6.1 guard-stock-6.12 \
-	guard-patched
+	guard-patched guard-nolsm
 
 guard-check:
 	@$(MAKE) --no-print-directory -j$(JOBS) guard-check-all

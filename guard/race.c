@@ -166,6 +166,9 @@ int main(void)
 			atomic_fetch_add(&broken, 1);
 			break;
 		}
+		/* a window with the flag clear, where the patched kernel
+		 * (which sets it at once) lets the mapper in */
+		usleep(200);
 	}
 	atomic_store(&stop, 1);
 	pthread_join(th, NULL);

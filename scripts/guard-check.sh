@@ -4,8 +4,9 @@
 #   Debian's 6.1 / 6.1 with immguard | 6.12 / 6.12 with immguard / patched
 # Verdicts: P pass, F FAIL, s skip, R skip because the guard refused the
 # flag (EBUSY) on a mapped file, - no result, n column not on this kernel.
-#  (1) immguard loaded and stayed attached on both guard sides, and every
-#      run completed every column;
+#  (1) immguard loaded and stayed attached on both guard sides, refused to
+#      start on 6.1 booted without bpf in lsm=, and every run completed
+#      every column;
 #  (2) every test has a line in config/expect-guard;
 #  (3) on both guard sides every test keeps its expectation: "pass" passes
 #      or skips everywhere, "refused" is refused somewhere and fails
@@ -158,6 +159,12 @@ for s in guard-6.1=guard-on-6.1 guard-6.12=guard-on-6.12; do
 		nok "${s%%=*}: immguard did not load or detached ($(grep -m1 '^IMM-GUARD-FAILED' "$f" 2>/dev/null || echo "no log: $f"))"
 	fi
 done
+f=$LOGS/guard-nolsm/results.log
+if grep -q '^IMM-GUARD-NOLSM refused' "$f" 2>/dev/null; then
+	ok "without bpf in lsm= ($(grep -m1 '^IMM-GUARD lsm=' "$f" | sed 's/^IMM-GUARD //')) immguard refuses to start: $(grep -m1 'enable it' "$f" | sed 's/^IMM-GUARD immguard: //')"
+else
+	nok "without bpf in lsm=, immguard did not refuse as it should ($(grep -m1 '^IMM-GUARD-NOLSM' "$f" 2>/dev/null || echo "no log: $f"))"
+fi
 for s in $sides; do
 	bad=$(awk -F'\t' -v k="${s%%=*}" '$1 == k && ($4 == "missing" || $4 == "n/a") { print $2 }' "$res" | xargs)
 	[ -z "$bad" ] && ok "${s%%=*}: every column ran" || nok "${s%%=*}: no results on $bad"

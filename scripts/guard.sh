@@ -58,7 +58,8 @@ layer=$out/layer
 rm -rf "$layer" && mkdir -p "$layer/bin" "$layer/tests"
 cp "$out/immguard" "$layer/bin/immguard"
 cp "$TOP/guest/guard" "$layer/bin/imm-guard"
-chmod +x "$layer/bin/imm-guard"
+cp "$TOP/guest/guard-nolsm" "$layer/bin/imm-guard-nolsm"
+chmod +x "$layer/bin/imm-guard" "$layer/bin/imm-guard-nolsm"
 cp "$out/race" "$layer/tests/guard_race"
 for p in "$out"/tests/*; do
 	[ -x "$p" ] && [ -f "$p" ] && cp "$p" "$layer/tests/"
