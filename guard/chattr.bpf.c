@@ -33,13 +33,31 @@ struct ig_chattr {
 	__u32 depth;		/* vfs_fileattr_set() calls under way */
 };
 
-/* thread -> its FS_IOC_SETFLAGS / FS_IOC_FSSETXATTR under way */
+/*
+ * Per thread: its FS_IOC_SETFLAGS / FS_IOC_FSSETXATTR under way (file != 0).
+ * Task storage: freed with the task, so a thread that dies between the
+ * ioctl and vfs_fileattr_set() leaks nothing.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, IG_TASKS);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct ig_chattr);
 } ig_chattr SEC(".maps");
+
+static __always_inline struct ig_chattr *record(bool create)
+{
+	return bpf_task_storage_get(&ig_chattr, bpf_get_current_task_btf(), 0,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+/* the thread's chattr under way, if any */
+static __always_inline struct ig_chattr *current_chattr(void)
+{
+	struct ig_chattr *c = record(false);
+
+	return c && c->file ? c : NULL;
+}
 
 static __always_inline void unmark(struct ig_chattr *c)
 {
@@ -57,14 +75,13 @@ static __always_inline void unmark(struct ig_chattr *c)
 }
 
 /* forget the thread's last chattr, lowering a mark it leaked */
-static __always_inline void forget(__u32 t)
+static __always_inline void forget(struct ig_chattr *c)
 {
-	struct ig_chattr *c = bpf_map_lookup_elem(&ig_chattr, &t);
-
 	if (!c)
 		return;
 	unmark(c);
-	bpf_map_delete_elem(&ig_chattr, &t);
+	c->file = 0;
+	c->depth = 0;
 }
 
 /* Whether an mmap is on its way in or a writable shared mapping exists. */
@@ -113,20 +130,18 @@ static __always_inline bool sets_flag(unsigned int cmd, unsigned long arg)
 static __always_inline int on_ioctl(struct file *file, unsigned int cmd,
 				    unsigned long arg)
 {
-	struct ig_chattr c = { .file = (__u64)file }, *cur;
+	struct ig_chattr *c = record(false);
 	struct inode *inode;
 	unsigned int flags;
-	__u32 t = tid();
 
 	/*
 	 * overlayfs asks the LSMs about the real file from inside
 	 * vfs_fileattr_set() (ovl_security_fileattr(): FS_IOC_GETFLAGS and
 	 * FS_IOC_SETFLAGS with no argument): leave the chattr under way alone.
 	 */
-	cur = bpf_map_lookup_elem(&ig_chattr, &t);
-	if (cur && cur->depth)
+	if (c && c->file && c->depth)
 		return 0;
-	forget(t);
+	forget(c);
 	switch (cmd) {
 	case IG_FS_IOC_SETVERSION:
 	case IG_FS_IOC32_SETVERSION:
@@ -148,16 +163,22 @@ static __always_inline int on_ioctl(struct file *file, unsigned int cmd,
 	inode = user_inode(file);
 	if (!inode || !is_regular(inode))
 		return 0;
-	if (bpf_map_update_elem(&ig_chattr, &t, &c, BPF_ANY))
+	c = record(true);
+	if (!c)
 		return -IG_EBUSY;	/* cannot track it: refuse */
+	c->file = (__u64)file;
 	flags = BPF_CORE_READ(inode, i_flags);
 	if ((flags & (IG_S_IMMUTABLE | IG_S_APPEND)) || !sets_flag(cmd, arg))
 		return 0;
 	/* an active swapfile is written behind every hook */
-	if (flags & IG_S_SWAPFILE)
+	if (flags & IG_S_SWAPFILE) {
+		c->file = 0;
 		return -IG_ETXTBSY;
-	if (mapped(inode, false))
+	}
+	if (mapped(inode, false)) {
+		c->file = 0;
 		return -IG_EBUSY;
+	}
 	return 0;
 }
 
@@ -195,12 +216,10 @@ int BPF_PROG(ig_capable, const struct cred *cred, struct user_namespace *ns,
 {
 	struct ig_chattr *c;
 	struct inode *inode;
-	__u32 t;
 
 	if (ret || cap != IG_CAP_LINUX_IMMUTABLE)
 		return ret;
-	t = tid();
-	c = bpf_map_lookup_elem(&ig_chattr, &t);
+	c = current_chattr();
 	if (!c)
 		return 0;
 	inode = user_inode((struct file *)c->file);
@@ -225,8 +244,7 @@ int BPF_PROG(ig_capable, const struct cred *cred, struct user_namespace *ns,
 SEC("fentry/vfs_fileattr_set")
 int BPF_PROG(ig_fileattr_in, void *idmap, struct dentry *dentry, void *fa)
 {
-	__u32 t = tid();
-	struct ig_chattr *c = bpf_map_lookup_elem(&ig_chattr, &t);
+	struct ig_chattr *c = current_chattr();
 
 	if (c)
 		c->depth++;
@@ -243,8 +261,7 @@ SEC("fexit/vfs_fileattr_set")
 int BPF_PROG(ig_fileattr_done, void *idmap, struct dentry *dentry,
 	     void *fa, int ret)
 {
-	__u32 t = tid();
-	struct ig_chattr *c = bpf_map_lookup_elem(&ig_chattr, &t);
+	struct ig_chattr *c = current_chattr();
 
 	if (!c)
 		return 0;
@@ -252,7 +269,6 @@ int BPF_PROG(ig_fileattr_done, void *idmap, struct dentry *dentry,
 		c->depth--;
 		return 0;
 	}
-	c->depth = 0;
-	unmark(c);
+	forget(c);
 	return 0;
 }
