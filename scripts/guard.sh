@@ -23,7 +23,7 @@ mkdir -p "$out"
 # The BTF of the kernel the objects are compiled against: Debian ships it
 # in the image; scripts/extract-vmlinux of the tree unpacks the image.
 btf=$kdir/vmlinux.btf
-if [ ! -s "$btf" ] || [ "$btf" -ot "$kdir/bzImage" ]; then
+if [ ! -s "$btf" ] || [ -n "$(find "$kdir/bzImage" -newer "$btf")" ]; then
 	echo "extracting the BTF of $kname"
 	sh "$BUILD/src/scripts/extract-vmlinux" "$kdir/bzImage" >"$out/vmlinux.$kname" ||
 		die "cannot extract vmlinux from $kdir/bzImage"
@@ -65,4 +65,4 @@ for p in "$out"/tests/*; do
 	[ -x "$p" ] && [ -f "$p" ] && cp "$p" "$layer/tests/"
 done
 (cd "$layer" && find . | LC_ALL=C sort | cpio --quiet -o -H newc) >"$out/guard.cpio"
-echo "guard layer: $(du -h "$out/guard.cpio" | cut -f1), tests: $(ls "$layer/tests" | xargs)"
+echo "guard layer: $(du -h "$out/guard.cpio" | cut -f1), tests: $(cd "$layer/tests" && echo *)"
