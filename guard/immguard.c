@@ -82,6 +82,8 @@ static struct prog progs[] = {
 	{ "ig_path_truncate", "bpf_lsm_path_truncate", false },
 	{ "ig_pwritev_out", "do_pwritev", false },
 	{ "ig_pwritev_in", "do_pwritev", false },
+	{ "ig_fallocate_out", "vfs_fallocate", false },
+	{ "ig_fallocate_in", "vfs_fallocate", false },
 };
 #define NPROGS (sizeof(progs) / sizeof(progs[0]))
 

@@ -11,7 +11,10 @@
  * A file that is immutable refuses every write; one that is append-only
  * refuses writes through a descriptor without O_APPEND, except a
  * pwritev2(RWF_APPEND) (noted by the fentry on do_pwritev()) where the
- * flag reaches the filesystem.
+ * flag reaches the filesystem, and an allocating fallocate() (mode 0 or
+ * FALLOC_FL_KEEP_SIZE, noted by the fentry on vfs_fallocate()), which
+ * changes no byte that is there and which the kernel allows on an
+ * append-only file.
  */
 #include "guard.bpf.h"
 
@@ -24,6 +27,14 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } ig_rwf_append SEC(".maps");
+
+/* threads inside vfs_fallocate() with an allocating mode */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, IG_TASKS);
+	__type(key, __u32);
+	__type(value, __u8);
+} ig_allocating SEC(".maps");
 
 /*
  * 6.1's overlayfs hands a write to the real file without RWF_APPEND
@@ -53,6 +64,8 @@ static __always_inline int write_refused(struct file *file)
 		return 0;
 	t = tid();
 	if (bpf_map_lookup_elem(&ig_rwf_append, &t) && !drops_rwf_append(file))
+		return 0;
+	if (bpf_map_lookup_elem(&ig_allocating, &t))
 		return 0;
 	return -IG_EPERM;
 }
@@ -111,3 +124,32 @@ int BPF_PROG(ig_pwritev_out, unsigned long fd, const void *vec,
 	bpf_map_delete_elem(&ig_rwf_append, &t);
 	return 0;
 }
+
+/*
+ * fallocate(), io_uring's included: only modes 0 and FALLOC_FL_KEEP_SIZE,
+ * the ones that add blocks and change no byte that is there, are noted;
+ * vfs_fallocate() refuses every other mode on an append-only inode by
+ * itself, and the hook still refuses them all if +a comes in between.
+ */
+SEC("fentry/vfs_fallocate")
+int BPF_PROG(ig_fallocate_in, struct file *file, int mode, long long offset,
+	     long long len)
+{
+	__u32 t = tid();
+	__u8 one = 1;
+
+	if (!(mode & ~IG_FALLOC_FL_KEEP_SIZE))
+		bpf_map_update_elem(&ig_allocating, &t, &one, BPF_ANY);
+	return 0;
+}
+
+SEC("fexit/vfs_fallocate")
+int BPF_PROG(ig_fallocate_out, struct file *file, int mode, long long offset,
+	     long long len, long ret)
+{
+	__u32 t = tid();
+
+	bpf_map_delete_elem(&ig_allocating, &t);
+	return 0;
+}
+
