@@ -17,6 +17,7 @@ struct ig_slot {
 };
 
 #define IG_EPERM		1
+#define IG_EACCES		13
 #define IG_EBUSY		16
 #define IG_ETXTBSY		26
 

@@ -3,7 +3,8 @@
  * immguard, concern 2: shared writable mappings.
  *
  *  - mmap(PROT_WRITE, MAP_SHARED) of an immutable or append-only file
- *    fails with EPERM (lsm/mmap_file), and so does mprotect(PROT_WRITE) of
+ *    fails with EPERM (lsm/mmap_file; EACCES for an append-only one, as
+ *    do_mmap() says after the hook), and so does mprotect(PROT_WRITE) of
  *    a shared mapping of one (lsm/file_mprotect);
  *  - every mmap(PROT_WRITE, MAP_SHARED) raises the maps counter of its
  *    inode's slot *before* it looks at the flags and at chattr's mark, and
@@ -40,12 +41,17 @@ int BPF_PROG(ig_mmap_file, struct file *file, unsigned long reqprot,
 	__u32 t = tid(), slot, one, *old;
 	struct ig_slot *s;
 	unsigned long type = flags & IG_MAP_TYPE;
+	unsigned int iflags;
+	long long marks;
 
 	if (ret || !file)
 		return ret;
 	if (type != IG_MAP_SHARED && type != IG_MAP_SHARED_VALIDATE)
 		return 0;
 	if (!((prot | reqprot) & IG_PROT_WRITE))
+		return 0;
+	/* do_mmap() refuses it with EACCES after this hook */
+	if (!(BPF_CORE_READ(file, f_mode) & IG_FMODE_WRITE))
 		return 0;
 	if (!is_regular(BPF_CORE_READ(file, f_inode)))
 		return 0;
@@ -67,10 +73,18 @@ int BPF_PROG(ig_mmap_file, struct file *file, unsigned long reqprot,
 	ig_add_full(&s->maps, 1);
 
 	/* 2. then look at chattr's mark and at the flags */
-	if (ig_load_full(&s->marks) > 0 ||
-	    (file_iflags(file) & (IG_S_IMMUTABLE | IG_S_APPEND))) {
+	marks = ig_load_full(&s->marks);
+	iflags = file_iflags(file);
+	if (marks > 0 || (iflags & (IG_S_IMMUTABLE | IG_S_APPEND))) {
 		ig_add_full(&s->maps, -1);
 		bpf_map_delete_elem(&ig_mmap_raised, &t);
+		/*
+		 * do_mmap() refuses a shared mapping of an append-only file
+		 * through a writable descriptor with EACCES, after this hook:
+		 * the same answer here.
+		 */
+		if ((iflags & (IG_S_IMMUTABLE | IG_S_APPEND)) == IG_S_APPEND)
+			return -IG_EACCES;
 		return -IG_EPERM;
 	}
 	return 0;
