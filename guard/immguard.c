@@ -80,6 +80,7 @@ static struct prog progs[] = {
 	{ "ig_file_permission", "bpf_lsm_file_permission", true },
 	{ "ig_file_truncate", "bpf_lsm_file_truncate", false },
 	{ "ig_path_truncate", "bpf_lsm_path_truncate", false },
+	{ "ig_inode_setattr", "bpf_lsm_inode_setattr", true },
 	{ "ig_pwritev_out", "do_pwritev", false },
 	{ "ig_pwritev_in", "do_pwritev", false },
 	{ "ig_fallocate_out", "vfs_fallocate", false },

@@ -50,6 +50,7 @@ struct ig_slot {
 #define IG_O_APPEND		02000
 #define IG_RWF_APPEND		0x10
 #define IG_FALLOC_FL_KEEP_SIZE	0x01
+#define IG_ATTR_SIZE		(1 << 3)
 #define IG_PROT_WRITE		0x2
 #define IG_MAP_SHARED		0x1
 #define IG_MAP_SHARED_VALIDATE	0x3

@@ -6,7 +6,10 @@
  * kin, so one hook covers write, pwrite, writev, pwritev2, O_DIRECT, AIO,
  * io_uring, splice, sendfile, copy_file_range, FICLONE(RANGE),
  * FIDEDUPERANGE and fallocate.  Truncation has its own hooks: 6.1 calls
- * security_path_truncate() for ftruncate(), 6.12 security_file_truncate().
+ * security_path_truncate() for ftruncate(), 6.12 security_file_truncate();
+ * both run before do_truncate() takes the inode lock, so a size change is
+ * refused again under it, in security_inode_setattr(), where a chattr that
+ * the truncation queued behind has set the flag already.
  *
  * A file that is immutable refuses every write; one that is append-only
  * refuses writes through a descriptor without O_APPEND, except a
@@ -153,3 +156,31 @@ int BPF_PROG(ig_fallocate_out, struct file *file, int mode, long long offset,
 	return 0;
 }
 
+/*
+ * A truncation that passed the hooks above before the flag was set, then
+ * queued on the inode lock behind the chattr that sets it: notify_change()
+ * asks security_inode_setattr() under that lock, with the flag in i_flags
+ * by then.  Nothing may change the size of an immutable or append-only
+ * inode anyway (open(O_TRUNC) and truncate() refuse it, ftruncate() the
+ * hooks above), so a size change there is refused.  The hook's arguments
+ * differ (6.1: dentry, attr; 6.3 and later: idmap, dentry, attr): the
+ * last two are read by position.
+ */
+SEC("lsm/inode_setattr")
+int ig_inode_setattr(__u64 *ctx)
+{
+	__u64 n = bpf_get_func_arg_cnt(ctx), dentry = 0, attr = 0;
+	struct inode *inode;
+
+	if (n < 2 || bpf_get_func_arg(ctx, n - 2, &dentry) ||
+	    bpf_get_func_arg(ctx, n - 1, &attr))
+		return 0;
+	if (!(BPF_CORE_READ((struct iattr *)attr, ia_valid) & IG_ATTR_SIZE))
+		return 0;
+	inode = BPF_CORE_READ((struct dentry *)dentry, d_inode);
+	if (!inode || !is_regular(inode))
+		return 0;
+	if (BPF_CORE_READ(inode, i_flags) & (IG_S_IMMUTABLE | IG_S_APPEND))
+		return -IG_EPERM;
+	return 0;
+}
