@@ -164,7 +164,7 @@ guard-stock-6.1: kernel-stock-6.1 guard
 		$(SH) scripts/boot.sh stock-6.1 guard-stock-6.1 suite '$(GUARD_FS)'
 
 guard-on-6.1: kernel-stock-6.1 guard
-	@GUEST_ENV='$(GUARD_ENV) IMMUTABLE_GUARD=1' APPEND='$(GUARD_APPEND)' \
+	@GUEST_ENV='$(GUARD_ENV) IMMUTABLE_REFUSES_MAPPED=1' APPEND='$(GUARD_APPEND)' \
 		$(GUARD_RUN) "guard columns on Debian's 6.1 with immguard" \
 		$(SH) scripts/boot.sh stock-6.1 guard-on-6.1 guard '$(GUARD_FS)'
 
@@ -173,7 +173,7 @@ guard-stock-6.12: kernel-stock-6.12 guard
 		$(SH) scripts/boot.sh stock-6.12 guard-stock-6.12 suite '$(GUARD_FS)'
 
 guard-on-6.12: kernel-stock-6.12 guard
-	@GUEST_ENV='$(GUARD_ENV) IMMUTABLE_GUARD=1' APPEND='$(GUARD_APPEND)' \
+	@GUEST_ENV='$(GUARD_ENV) IMMUTABLE_REFUSES_MAPPED=1' APPEND='$(GUARD_APPEND)' \
 		$(GUARD_RUN) "guard columns on Debian's 6.12 with immguard" \
 		$(SH) scripts/boot.sh stock-6.12 guard-on-6.12 guard '$(GUARD_FS)'
 

@@ -6,14 +6,15 @@
  * side of make guard-check.
  *
  *   mapper:  mmap shared writable; while it holds the mapping, read the
- *            flags (under $IMMUTABLE_GUARD: +i must not be set, the guard
- *            refuses the flag on a mapped file); store through it; munmap
+ *            flags (with $IMMUTABLE_REFUSES_MAPPED, which the guard sides
+ *            set: +i must not be set, the policy refuses the flag on a
+ *            file mapped shared and writable); store through it; munmap
  *   chattr:  chattr +i; the file must not change while the flag is set
  *            (checksummed twice); chattr -i
  *
- * Fails if the frozen file changed, or under the guard if a mapping and
- * the flag were seen together.  $IMMUTABLE_RACE_SECONDS (5): the search;
- * 0 skips.  Prints TAP, one test.
+ * Fails if the frozen file changed, or with $IMMUTABLE_REFUSES_MAPPED if a
+ * mapping and the flag were seen together.  $IMMUTABLE_RACE_SECONDS (5):
+ * the search; 0 skips.  Prints TAP, one test.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -107,7 +108,7 @@ static uint64_t sum(int fd)
 int main(void)
 {
 	const char *dir = getenv("IMMUTABLE_DIR");
-	const char *g = getenv("IMMUTABLE_GUARD");
+	const char *g = getenv("IMMUTABLE_REFUSES_MAPPED");
 	const char *s = getenv("IMMUTABLE_RACE_SECONDS");
 	long seconds = s && *s ? atol(s) : 5;
 	struct sigaction sa = { .sa_handler = on_fault };
@@ -179,7 +180,7 @@ int main(void)
 	printf("# %ld chattr +i (%ld refused), %ld mmaps (%ld refused), %ld stores, %ld faults\n",
 	       frozen, busy, mapped, refused, stores, faults);
 	printf("# the frozen file changed %ld times; mapping and flag together %ld times%s\n",
-	       broken, both, guard ? "" : " (not checked: no IMMUTABLE_GUARD)");
+	       broken, both, guard ? "" : " (not checked: no IMMUTABLE_REFUSES_MAPPED)");
 	if (broken || both || !frozen || !mapped) {
 		printf("not ok 1 " NAME "\n");
 		return 1;

@@ -7,14 +7,17 @@
 #  (1) immguard loaded and stayed attached on both guard sides, refused to
 #      start on 6.1 booted without bpf in lsm=, and every run completed
 #      every column;
-#  (2) every test has a line in config/expect-guard;
+#  (2) every test has a line in config/expect-guard, every line there a
+#      result, and every test of config/expectations a line;
 #  (3) on both guard sides every test keeps its expectation: "pass" passes
-#      or skips everywhere, "refused" is refused somewhere and fails
-#      nowhere, "open" is recorded; cells that the line excepts
-#      (KERNEL:COLUMN=open) are recorded only;
-#  (4) tests of fixture keep pass (or skip) on every side;
-#  (5) every fix test (and guard/race.c's) expected "pass" or "refused"
-#      fails on a stock side somewhere: the test can fail;
+#      or skips everywhere, "refused" is refused somewhere on each kernel
+#      and fails or passes nowhere, "open" is recorded; cells that the line
+#      excepts (KERNEL:COLUMN=open) are recorded only;
+#  (4) the keep tests of config/expectations pass (or skip) on every side,
+#      but for excepted cells (both sides of that kernel);
+#  (5) every fix test of config/expectations (and guard/race.c's) expected
+#      "pass" or "refused" fails on a stock side somewhere: the test can
+#      fail;
 #  (6) the patched kernel passes (or skips) every test (the series, too,
 #      refuses the flag on a mapped tmpfs file).
 # Usage: guard-check.sh FSLIST          judge
@@ -28,6 +31,7 @@ mode=judge
 fslist=$1
 sides="stock-6.1=guard-stock-6.1 guard-6.1=guard-on-6.1 stock-6.12=guard-stock-6.12 guard-6.12=guard-on-6.12 patched=guard-patched"
 expect=$TOP/config/expect-guard
+kinds=$TOP/config/expectations
 res=$BUILD/guard-results.tsv
 md=$BUILD/guard-matrix.md
 
@@ -47,7 +51,7 @@ for s in $sides; do
 		/^IMM-FS-BEGIN / { fs = $2; next }
 		/^IMM-FS-END / { if ($3 != "rc=mount-failed") done[$2] = 1; fs = ""; next }
 		fs == "" { next }
-		/^(not )?ok [0-9]+ [a-z0-9_]+\.[a-z0-9_]+/ {
+		/^(not )?ok [0-9]+ [a-z0-9_]+\.[a-z0-9_.]+/ {
 			st = /^not ok/ ? "FAIL" : "pass"
 			name = /^not ok/ ? $4 : $3
 			if ($0 ~ /# SKIP/) st = ($0 ~ /refused with EBUSY while mapped shared/) ? "refused" : "skip"
@@ -63,12 +67,19 @@ done >"$res"
 
 tests=$(awk -F'\t' '$3 != "-" && !seen[$3]++ { print $3 }' "$res")
 verdict() { awk -v t="$1" '$1 == t { print $2; exit }' "$expect"; }
+# fix, keep or search: what the series' harness declares (guard.*: fix)
+kind() {
+	case $1 in guard.*) echo fix; return ;; esac
+	awk -v t="$1" '!/^#/ && $1 == t { print $2; exit }' "$kinds"
+}
 # the cells that an expectation line excepts: KERNEL:COLUMN=VERDICT after
-# the verdict, as "guard-KERNEL:COLUMN VERDICT" lines
+# the verdict, as "guard-KERNEL:COLUMN VERDICT" and "stock-KERNEL:COLUMN
+# VERDICT" lines
 excepted() {
 	awk -v t="$1" '$1 == t {
 		for (i = 3; i <= NF && $i !~ /^#/; i++) {
-			split($i, a, "="); print "guard-" a[1] " " a[2]
+			split($i, a, "=")
+			print "guard-" a[1] " " a[2]; print "stock-" a[1] " " a[2]
 		}
 		exit
 	}' "$expect"
@@ -176,6 +187,14 @@ for t in $tests; do
 	if [ -z "$(verdict "$t")" ]; then nok "$t: no line in config/expect-guard (make guard-expect)"; n=$((n + 1)); fi
 done
 [ $n -gt 0 ] || ok "$(echo "$tests" | grep -c .) tests, each with its expectation"
+for t in $(awk '!/^#/ && NF { print $1 }' "$expect"); do
+	echo "$tests" | grep -qxF "$t" || nok "$t: in config/expect-guard, but no side gave a result"
+done
+n=0
+for t in $(awk '!/^#/ && NF { print $1 }' "$kinds"); do
+	[ -n "$(verdict "$t")" ] || { nok "$t: in config/expectations, not in config/expect-guard"; n=$((n + 1)); }
+done
+[ $n -gt 0 ] || ok "every test of config/expectations has its line"
 
 echo "==> (3) the guard sides keep the expectations"
 for t in $tests; do
@@ -204,14 +223,16 @@ done
 
 echo "==> (4) keep tests pass on every side"
 for t in $tests; do
-	case $t in keep.*) ;; *) continue ;; esac
-	bad=$(cells "stock-6.1 guard-6.1 stock-6.12 guard-6.12 patched" "$t" "FAIL refused")
-	[ -z "$bad" ] && ok "$t: passes everywhere" || nok "$t: fails on $bad"
+	[ "$(kind "$t")" = keep ] || continue
+	x=$(excepted "$t" | awk '{ printf "%s%s", sep, $1; sep = " " }')
+	bad=$(unexcepted "$t" "$(cells "stock-6.1 guard-6.1 stock-6.12 guard-6.12 patched" "$t" "FAIL refused")")
+	f=$(cells "stock-6.1 guard-6.1 stock-6.12 guard-6.12" "$t" "FAIL refused")
+	[ -z "$bad" ] && ok "$t: passes everywhere${x:+ but the excepted $x}${x:+${f:+ (fails on $f)}}" || nok "$t: fails on $bad"
 done
 
 echo "==> (5) the fix tests the guard must close fail on stock somewhere"
 for t in $tests; do
-	case $t in fix.* | guard.*) ;; *) continue ;; esac
+	[ "$(kind "$t")" = fix ] || continue
 	case $(verdict "$t") in pass | refused) ;; *) continue ;; esac
 	f=$(cells "stock-6.1 stock-6.12" "$t" FAIL)
 	[ -n "$f" ] && ok "$t: stock fails on $(echo "$f" | wc -w) cells (e.g. $(echo "$f" | cut -d' ' -f1))" ||
