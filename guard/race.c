@@ -13,8 +13,17 @@
  *            (checksummed twice); chattr -i
  *
  * Fails if the frozen file changed, or with $IMMUTABLE_REFUSES_MAPPED if a
- * mapping and the flag were seen together.  $IMMUTABLE_RACE_SECONDS (5):
- * the search; 0 skips.  Prints TAP, one test.
+ * mapping and the flag were seen together, or if chattr +i was refused
+ * while nothing was mapped.  $IMMUTABLE_RACE_SECONDS (5): the search;
+ * 0 skips.  Prints TAP, one test.
+ *
+ * What the search finds depends on timing; that it searched does not: the
+ * chattr thread starts after the mapper's first mmap(), which nothing can
+ * refuse, and after HOLD_AFTER refusals in a row it parks the mapper
+ * between two mappings, where chattr +i must succeed.  So every run maps
+ * the file and sets the flag, however the threads are scheduled (a guard
+ * that refuses every chattr of a file mapped now and then would otherwise
+ * set it only when the mapper happens to be between two mappings).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +33,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,10 +45,17 @@
 
 #define NAME	"guard.mmap_races_chattr"
 #define SIZE	(64 * 1024)
+#define HOLD_AFTER	256
 
 static const char *path;
 static atomic_bool stop;
 static atomic_long mapped, refused, both, stores, faults, frozen, busy, broken;
+static long idle_busy, holds;
+
+/* the handshake between the two threads (see the top) */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static bool started, hold, parked;
 static __thread sigjmp_buf *jb;
 
 static void on_fault(int sig)
@@ -61,6 +78,22 @@ static int set_immutable(int fd, int on)
 
 static int guard, mapfd;
 
+/* Between two mappings: say that one was tried, stay while asked to. */
+static void park(void)
+{
+	pthread_mutex_lock(&lock);
+	started = true;
+	if (hold) {
+		parked = true;
+		pthread_cond_broadcast(&cond);
+		while (hold)
+			pthread_cond_wait(&cond, &lock);
+		parked = false;
+	}
+	pthread_cond_broadcast(&cond);
+	pthread_mutex_unlock(&lock);
+}
+
 static void *mapper(void *arg)
 {
 	int fd = mapfd;
@@ -73,6 +106,7 @@ static void *mapper(void *arg)
 
 		if (p == MAP_FAILED) {
 			atomic_fetch_add(&refused, 1);
+			park();
 			continue;
 		}
 		atomic_fetch_add(&mapped, 1);
@@ -88,9 +122,22 @@ static void *mapper(void *arg)
 		}
 		jb = NULL;
 		munmap(p, SIZE);
+		park();
 	}
+	park();
 	(void)arg;
 	return NULL;
+}
+
+/* Park the mapper (hold) or let it go on. */
+static void hold_mapper(bool on)
+{
+	pthread_mutex_lock(&lock);
+	hold = on;
+	pthread_cond_broadcast(&cond);
+	while (on && !parked)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
 }
 
 static uint64_t sum(int fd)
@@ -115,7 +162,7 @@ int main(void)
 	static char buf[SIZE], p[4096];
 	pthread_t th;
 	time_t end;
-	int fd, ret;
+	int fd, ret, run = 0;
 
 	printf("TAP version 13\n1..1\n");
 	if (seconds <= 0) {
@@ -147,28 +194,53 @@ int main(void)
 		return 1;
 	}
 	pthread_create(&th, NULL, mapper, NULL);
+	/* the mapper's first mmap(), with no chattr under way */
+	pthread_mutex_lock(&lock);
+	while (!started)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
 	end = time(NULL) + seconds;
 	while (time(NULL) < end) {
+		bool held = run >= HOLD_AFTER;
 		uint64_t s0, s1;
 
+		if (held) {
+			hold_mapper(true);
+			holds++;
+			run = 0;
+		}
 		ret = set_immutable(fd, 1);
 		if (ret) {
 			atomic_fetch_add(&busy, 1);
+			run++;
+			if (held) {
+				printf("# chattr +i refused with nothing mapped: %s\n",
+				       strerror(-ret));
+				idle_busy++;
+				hold_mapper(false);
+			}
 			continue;
 		}
+		run = 0;
 		atomic_fetch_add(&frozen, 1);
+		/* windows for a racing store, not an ordering */
 		s0 = sum(fd);
 		usleep(200);
 		s1 = sum(fd);
 		if (s0 != s1)
 			atomic_fetch_add(&broken, 1);
-		if (set_immutable(fd, 0)) {
-			printf("# chattr -i failed: %s\n", strerror(errno));
+		ret = set_immutable(fd, 0);
+		if (held)
+			hold_mapper(false);
+		if (ret) {
+			printf("# chattr -i failed: %s\n", strerror(-ret));
 			atomic_fetch_add(&broken, 1);
 			break;
 		}
-		/* a window with the flag clear, where the patched kernel
-		 * (which sets it at once) lets the mapper in */
+		/*
+		 * a window with the flag clear, where the patched kernel
+		 * (which sets it at once) lets the mapper in
+		 */
 		usleep(200);
 	}
 	atomic_store(&stop, 1);
@@ -179,9 +251,11 @@ int main(void)
 	unlink(path);
 	printf("# %ld chattr +i (%ld refused), %ld mmaps (%ld refused), %ld stores, %ld faults\n",
 	       frozen, busy, mapped, refused, stores, faults);
+	printf("# mapper parked %ld times, chattr +i refused with nothing mapped %ld times\n",
+	       holds, idle_busy);
 	printf("# the frozen file changed %ld times; mapping and flag together %ld times%s\n",
 	       broken, both, guard ? "" : " (not checked: no IMMUTABLE_REFUSES_MAPPED)");
-	if (broken || both || !frozen || !mapped) {
+	if (broken || both || idle_busy || !frozen || !mapped) {
 		printf("not ok 1 " NAME "\n");
 		return 1;
 	}
