@@ -155,8 +155,12 @@ guard: kernel-stock-6.12 guest
 	@$(STAGE) "build immguard and its guest layer" \
 		$(SH) scripts/guard.sh $(SRC)/$(TESTDIR) stock-6.12
 
-# the patched kernel as it is (make kernel-patched builds it)
-$(BUILD)/kernels/patched/bzImage:
+# the patched kernel, built by make kernel-patched when missing or older
+# than the series or the config it is made of (after tree, which applies
+# the series)
+SERIES_PATCHES = $(filter-out patches/0000-%,$(wildcard patches/[0-9]*.patch))
+$(BUILD)/kernels/patched/bzImage: $(SERIES_PATCHES) config/base.config \
+		config/filesystems | tree
 	@$(MAKE) --no-print-directory kernel-patched
 
 guard-stock-6.1: kernel-stock-6.1 guard
