@@ -11,6 +11,9 @@
 #                    and crash runs
 #   make bench       the benchmarks (pristine from source against patched)
 #   make shell       the patched kernel with every column under /mnt
+#   make guard-check immguard (guard/, a BPF LSM) on Debian's 6.1 and 6.12
+#                    against both stock kernels and the patched one, on the
+#                    guard columns; ends in "N passed, N failed"
 #
 # Everything goes to build/ (logs in build/logs/).  See README.md.
 
@@ -20,6 +23,7 @@ FS        ?= $(shell sh scripts/fs.sh names matrix)
 DEBUG_FS  ?= $(shell sh scripts/fs.sh names debug)
 DEBUG_FULL_FS ?= $(shell sh scripts/fs.sh names debug-full)
 CRASH_FS  ?= $(shell sh scripts/fs.sh names crash)
+GUARD_FS  ?= $(shell sh scripts/fs.sh names guard)
 # seconds of race search per column on the patched and debug kernels
 STRESS    ?= 10
 # seconds per column that a guest may take before it counts as hung
@@ -44,6 +48,8 @@ DEBUG_FRAGMENTS = config/base.config $(BUILD)/config/fs-debug.config \
 export BUILD
 
 .PHONY: all help deps tree guest matrix check check-full bench shell \
+	guard guard-check guard-check-all guard-expect kernel-stock-6.1 guard-runs \
+	guard-stock-6.1 guard-on-6.1 guard-stock-6.12 guard-on-6.12 guard-patched guard-nolsm \
 	export clean distclean kernel-stock-6.12 kernel-pristine \
 	kernel-patched kernel-debug run-stock-6.12 run-pristine run-patched \
 	run-debug bisect bisect-full checkpatch rework \
@@ -53,7 +59,7 @@ export BUILD
 all: matrix
 
 help:
-	@sed -n '1,17p' Makefile
+	@sed -n '1,18p' Makefile
 
 deps:
 	@$(SH) scripts/deps.sh '$(LINUX_DEB_VERSION)'
@@ -74,6 +80,14 @@ kernel-stock-6.12: tree $(BUILD)/config/fs.config
 		$(SRC)/$(TESTDIR)/config; } >$(BUILD)/config/modules.syms
 	@$(STAGE) "fetch Debian's 6.12 kernel" $(SH) scripts/stock.sh stock-6.12 \
 		'$(STOCK_6_12_PKG)' '$(STOCK_6_12_VERSION)' $(BUILD)/config/modules.syms
+
+# Debian 12's 6.1, the same way (make guard-check); its virtio_pci is a
+# module
+kernel-stock-6.1: tree $(BUILD)/config/fs.config
+	@{ sed -n 's/^CONFIG_\([A-Z0-9_]*\)=.*/\1/p' $(BUILD)/config/fs.config \
+		$(SRC)/$(TESTDIR)/config; echo VIRTIO_PCI; } >$(BUILD)/config/modules-6.1.syms
+	@$(STAGE) "fetch Debian's 6.1 kernel" $(SH) scripts/stock.sh stock-6.1 \
+		'$(STOCK_6_1_PKG)' '$(STOCK_6_1_VERSION)' $(BUILD)/config/modules-6.1.syms
 
 kernel-patched: tree $(BUILD)/config/fs.config
 	@$(STAGE) "build patched kernel" \
@@ -122,6 +136,75 @@ run-debug: kernel-debug guest
 
 matrix: run-stock-6.12 run-patched
 	@$(SH) scripts/matrix.sh '$(FS)' stock-6.12 patched
+
+# ---- immguard (guard/README.md): a BPF LSM on Debian's own kernels.  Three
+# sides per kernel: stock, stock with the guard, and for 6.12 the patched
+# kernel, all on the guard columns with the same (guard-aware) selftest.
+# Not part of make check (time budget, README).
+GUARD_STRESS ?= 0
+# seconds of guard/race.c (mmap against chattr +i) per column and side
+GUARD_RACE ?= 5
+# Debian's default list, bpf included (6.12's has it already; the guard
+# checks /sys/kernel/security/lsm either way)
+GUARD_APPEND ?= lsm=landlock,lockdown,yama,loadpin,safesetid,integrity,apparmor,selinux,smack,tomoyo,bpf
+GUARD_RUN = TIMEOUT=$(TIMEOUT) EXTRA_INITRD=$(BUILD)/guard/guard.cpio $(STAGE)
+GUARD_ENV = IMMUTABLE_STRESS_SECONDS=$(GUARD_STRESS) \
+	IMMUTABLE_RACE_SECONDS=$(GUARD_RACE)
+
+guard: kernel-stock-6.12 guest
+	@$(STAGE) "build immguard and its guest layer" \
+		$(SH) scripts/guard.sh $(SRC)/$(TESTDIR) stock-6.12
+
+# the patched kernel, built by make kernel-patched when missing or older
+# than the series or the config it is made of (after tree, which applies
+# the series)
+SERIES_PATCHES = $(filter-out patches/0000-%,$(wildcard patches/[0-9]*.patch))
+$(BUILD)/kernels/patched/bzImage: $(SERIES_PATCHES) config/base.config \
+		config/filesystems | tree
+	@$(MAKE) --no-print-directory kernel-patched
+
+guard-stock-6.1: kernel-stock-6.1 guard
+	@GUEST_ENV='$(GUARD_ENV)' $(GUARD_RUN) "guard columns on Debian's 6.1" \
+		$(SH) scripts/boot.sh stock-6.1 guard-stock-6.1 suite '$(GUARD_FS)'
+
+guard-on-6.1: kernel-stock-6.1 guard
+	@GUEST_ENV='$(GUARD_ENV) IMMUTABLE_REFUSES_MAPPED=1' APPEND='$(GUARD_APPEND)' \
+		$(GUARD_RUN) "guard columns on Debian's 6.1 with immguard" \
+		$(SH) scripts/boot.sh stock-6.1 guard-on-6.1 guard '$(GUARD_FS)'
+
+guard-stock-6.12: kernel-stock-6.12 guard
+	@GUEST_ENV='$(GUARD_ENV)' $(GUARD_RUN) "guard columns on Debian's 6.12" \
+		$(SH) scripts/boot.sh stock-6.12 guard-stock-6.12 suite '$(GUARD_FS)'
+
+guard-on-6.12: kernel-stock-6.12 guard
+	@GUEST_ENV='$(GUARD_ENV) IMMUTABLE_REFUSES_MAPPED=1' APPEND='$(GUARD_APPEND)' \
+		$(GUARD_RUN) "guard columns on Debian's 6.12 with immguard" \
+		$(SH) scripts/boot.sh stock-6.12 guard-on-6.12 guard '$(GUARD_FS)'
+
+guard-patched: $(BUILD)/kernels/patched/bzImage guard
+	@GUEST_ENV='$(GUARD_ENV)' $(GUARD_RUN) "guard columns on the patched kernel" \
+		$(SH) scripts/boot.sh patched guard-patched suite '$(GUARD_FS)'
+
+# without bpf in lsm=, immguard must refuse to start
+guard-nolsm: kernel-stock-6.1 guard
+	@APPEND='lsm=lockdown,capability,yama,apparmor' TIMEOUT=60 \
+		EXTRA_INITRD=$(BUILD)/guard/guard.cpio $(STAGE) \
+		"immguard on Debian's 6.1 without the BPF LSM" \
+		$(SH) scripts/boot.sh stock-6.1 guard-nolsm guard-nolsm tmpfs
+
+GUARD_WORK = guard-on-6.1 guard-on-6.12 guard-stock-6.1 guard-stock-6.12 \
+	guard-patched guard-nolsm
+
+guard-check:
+	@$(MAKE) --no-print-directory -j$(JOBS) guard-check-all
+
+guard-check-all: $(GUARD_WORK)
+	@$(SH) scripts/guard-check.sh '$(GUARD_FS)'
+
+# config/expect-guard with a "?" line for every test of the last runs that
+# it lacks (after a rename or split of the selftest)
+guard-expect:
+	@$(SH) scripts/guard-check.sh expect '$(GUARD_FS)'
 
 # ---- the other evidence; each writes its results under build/
 bisect: kernel-patched

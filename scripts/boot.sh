@@ -11,7 +11,8 @@
 #   GUEST_ENV (VAR=value ... for the workload), ACCEL (tcg), SMP (2),
 #   MEM (MiB besides persistent memory, 1024), ICOUNT (shift for -icount),
 #   CACHE (unsafe), IMAGES (image directory name, RUN), KEEP_IMAGES (reuse
-#   them), CUT_DELAY (kill QEMU that many seconds after IMM-MARK)
+#   them), CUT_DELAY (kill QEMU that many seconds after IMM-MARK),
+#   EXTRA_INITRD (a cpio archive laid over the initramfs: make guard-check)
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -108,7 +109,7 @@ cp "$dir/initrd/run/plan" "$dir/plan"
 # the kernel unpacks concatenated archives in order
 mods=
 [ -f "$kdir/modules.cpio" ] && mods=$kdir/modules.cpio
-cat "$BUILD/initramfs.cpio" $mods "$dir/run.cpio" >"$dir/initrd.cpio"
+cat "$BUILD/initramfs.cpio" $mods ${EXTRA_INITRD:-} "$dir/run.cpio" >"$dir/initrd.cpio"
 rm -rf "$dir/initrd" "$dir/run.cpio"
 
 ncols=$(grep -c . "$dir/plan" || true)

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers of the immguard BPF programs: which inode carries the flags of a
+ * file, on overlayfs too, read with CO-RE so that one object runs on 6.1
+ * and 6.12.
+ */
+#ifndef GUARD_BPF_H
+#define GUARD_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "immguard.h"
+
+/*
+ * overlayfs' inode, from the module's BTF (libbpf looks there when vmlinux
+ * has no such type): only the fields read here.  Without the module's BTF
+ * (overlay not loaded when immguard started) the type does not exist and
+ * overlay files are handled fail-closed (see mapping_of()).
+ */
+struct ovl_inode___ig {
+	struct inode vfs_inode;
+	struct dentry *__upperdentry;
+} __attribute__((preserve_access_index));
+
+/* 6.12: struct backing_file, the real file behind an overlay file */
+struct backing_file___ig {
+	struct file file;
+	struct path user_path;
+} __attribute__((preserve_access_index));
+
+static __always_inline bool is_overlay(struct inode *inode)
+{
+	return inode && BPF_CORE_READ(inode, i_sb, s_magic) == IG_OVERLAYFS_MAGIC;
+}
+
+/*
+ * The inode the user sees for @file.  On 6.1 overlayfs opens the real file
+ * with f_path pointing at the overlay dentry, so f_path gives the overlay
+ * inode; on 6.12 the real file is a backing file (FMODE_BACKING) and the
+ * user's path is in struct backing_file.  Elsewhere this is file_inode().
+ */
+static __always_inline struct inode *user_inode(struct file *file)
+{
+	struct inode *inode;
+
+	if (bpf_core_type_exists(struct backing_file___ig)) {
+		unsigned int mode = BPF_CORE_READ(file, f_mode);
+
+		if (mode & IG_FMODE_BACKING_6_12) {
+			struct backing_file___ig *bf = (void *)file -
+				bpf_core_field_offset(struct backing_file___ig, file);
+
+			inode = BPF_CORE_READ(bf, user_path.dentry, d_inode);
+			if (is_overlay(inode))
+				return inode;
+		}
+	}
+	inode = BPF_CORE_READ(file, f_path.dentry, d_inode);
+	return inode ? inode : BPF_CORE_READ(file, f_inode);
+}
+
+
+static __always_inline bool is_regular(struct inode *inode)
+{
+	return (BPF_CORE_READ(inode, i_mode) & IG_S_IFMT) == IG_S_IFREG;
+}
+
+/*
+ * The page cache whose shared writable mappings count for @inode: its own,
+ * or for an overlay inode that of its upper (real) inode.  Returns NULL
+ * when it cannot be known (overlay without the module's BTF): the caller
+ * refuses.  *none is set where there is no upper inode yet, hence no
+ * writable mapping.
+ */
+static __always_inline struct address_space *mapping_of(struct inode *inode,
+							 bool *none)
+{
+	*none = false;
+	if (!is_overlay(inode))
+		return BPF_CORE_READ(inode, i_mapping);
+	if (!bpf_core_type_exists(struct ovl_inode___ig))
+		return NULL;
+	{
+		struct ovl_inode___ig *oi = (void *)inode -
+			bpf_core_field_offset(struct ovl_inode___ig, vfs_inode);
+		struct dentry *upper = BPF_CORE_READ(oi, __upperdentry);
+		struct inode *real = upper ? BPF_CORE_READ(upper, d_inode) : NULL;
+
+		if (!real) {
+			*none = true;
+			return NULL;
+		}
+		return BPF_CORE_READ(real, i_mapping);
+	}
+}
+
+/*
+ * i_flags of the user's inode and of the real one, or'ed; for an overlay
+ * file also those of its upper inode, which carries the flag first: the
+ * overlay's chattr sets it there, then copies it up to the overlay inode.
+ */
+static __always_inline unsigned int file_iflags(struct file *file)
+{
+	struct inode *user = user_inode(file);
+	struct inode *real = BPF_CORE_READ(file, f_inode);
+	unsigned int flags = BPF_CORE_READ(real, i_flags);
+
+	if (user && user != real)
+		flags |= BPF_CORE_READ(user, i_flags);
+	if (is_overlay(user)) {
+		bool none;
+		struct address_space *m = mapping_of(user, &none);
+
+		if (m)
+			flags |= BPF_CORE_READ(m, host, i_flags);
+	}
+	return flags;
+}
+
+/* the slot of an inode in the striped state (a pointer hash) */
+static __always_inline __u32 slot_of(void *inode)
+{
+	__u64 h = (__u64)inode * 0x9E3779B97F4A7C15ULL;
+
+	return (__u32)(h >> 48) & (IG_SLOTS - 1);
+}
+
+/* pid of the calling thread, the key of the per-task maps */
+static __always_inline __u32 tid(void)
+{
+	return (__u32)bpf_get_current_pid_tgid();
+}
+
+/*
+ * A load that is a full barrier: BPF atomics with BPF_FETCH are fully
+ * ordered (a locked instruction on x86).
+ */
+#define ig_load_full(p)		__sync_fetch_and_or((p), 0)
+/*
+ * An add that is a full barrier: clang emits a plain BPF_ADD (no fetch,
+ * not ordered in the BPF memory model) where the old value is unused, so
+ * use it.
+ */
+#define ig_add_full(p, v) ({						\
+	long long __old = __sync_fetch_and_add((p), (v));		\
+	asm volatile("" : : "r"(__old));				\
+})
+
+#endif
+
+/*
+ * The striped per-inode state, shared by mmap.bpf.c and chattr.bpf.c: the
+ * daemon creates it with the first object and hands its descriptor to the
+ * second (bpf_map__reuse_fd).
+ */
+#define IG_DEFINE_SLOTS							\
+struct {								\
+	__uint(type, BPF_MAP_TYPE_ARRAY);				\
+	__uint(max_entries, IG_SLOTS);					\
+	__type(key, __u32);						\
+	__type(value, struct ig_slot);					\
+} ig_slots SEC(".maps")

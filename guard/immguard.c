@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * immguard: load, attach and pin the BPF LSM programs that make chattr +i
+ * and +a hold against descriptors and mappings made before the flag, on
+ * kernels without the series (Debian 12's 6.1 and 6.12).  See README.md.
+ *
+ *   immguard load      check the BPF LSM, load, attach, pin the links under
+ *                      /sys/fs/bpf/immguard, exit (the programs stay)
+ *   immguard unload    remove the pins: the programs detach
+ *   immguard status    exit 0 when every required program is attached
+ *   immguard -v ...    libbpf's messages too
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "write.skel.h"
+#include "mmap.skel.h"
+#include "chattr.skel.h"
+
+#define PIN_DIR		"/sys/fs/bpf/immguard"
+#define LSM_LIST	"/sys/kernel/security/lsm"
+#define BPF_FS_MAGIC_NR	0xcafe4a11
+
+static bool verbose;
+
+static int print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG || (level == LIBBPF_INFO && !verbose))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("immguard: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/*
+ * The programs, in attach order: each mmap counter before the check that
+ * reads it, each fexit before its fentry.  func: the kernel function whose
+ * presence decides whether an optional program loads.
+ */
+struct prog {
+	const char *name;	/* pin name and program name */
+	const char *func;	/* in the kernel's BTF */
+	bool required;
+	struct bpf_program *p;
+};
+
+static struct prog progs[] = {
+	{ "ig_mmap_done", "vm_mmap_pgoff", true },
+	{ "ig_shmat_done", "do_shmat", false },
+	{ "ig_remap_done", "__x64_sys_remap_file_pages", false },
+	{ "ig_mmap_file", "bpf_lsm_mmap_file", true },
+	{ "ig_file_mprotect", "bpf_lsm_file_mprotect", true },
+	{ "ig_fileattr_done", "vfs_fileattr_set", true },
+	{ "ig_fileattr_in", "vfs_fileattr_set", true },
+	{ "ig_file_ioctl", "bpf_lsm_file_ioctl", true },
+	{ "ig_file_ioctl_compat", "bpf_lsm_file_ioctl_compat", false },
+	{ "ig_capable", "bpf_lsm_capable", true },
+	{ "ig_file_permission", "bpf_lsm_file_permission", true },
+	{ "ig_file_truncate", "bpf_lsm_file_truncate", false },
+	{ "ig_path_truncate", "bpf_lsm_path_truncate", false },
+	{ "ig_inode_setattr", "bpf_lsm_inode_setattr", true },
+	{ "ig_pwritev_out", "do_pwritev", false },
+	{ "ig_pwritev_in", "do_pwritev", false },
+	{ "ig_fallocate_out", "vfs_fallocate", false },
+	{ "ig_fallocate_in", "vfs_fallocate", false },
+};
+#define NPROGS (sizeof(progs) / sizeof(progs[0]))
+
+static struct prog *prog_named(const char *name)
+{
+	for (size_t i = 0; i < NPROGS; i++)
+		if (!strcmp(progs[i].name, name))
+			return &progs[i];
+	return NULL;
+}
+
+/* The active LSMs; 0 if "bpf" is one of them. */
+static int check_lsm(void)
+{
+	char buf[512] = "";
+	struct statfs sfs;
+	FILE *f;
+	char *tok, *save, copy[512];
+
+	if (statfs("/sys/kernel/security", &sfs) == 0 &&
+	    access(LSM_LIST, R_OK) != 0)
+		mount("securityfs", "/sys/kernel/security", "securityfs", 0, NULL);
+	f = fopen(LSM_LIST, "r");
+	if (!f) {
+		say("cannot read %s (%s): is securityfs mounted?", LSM_LIST,
+		    strerror(errno));
+		return -1;
+	}
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	snprintf(copy, sizeof(copy), "%s", buf);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (!strcmp(tok, "bpf"))
+			return 0;
+	say("the BPF LSM is not active on this kernel (active: %s)", buf);
+	say("enable it: add bpf to the kernel's lsm= list, e.g. lsm=%s%sbpf", buf,
+	    *buf ? "," : "");
+	say("(Debian: GRUB_CMDLINE_LINUX in /etc/default/grub, update-grub, reboot;");
+	say(" the kernel needs CONFIG_BPF_LSM=y, which Debian 12's 6.1 and 6.12 have)");
+	return -1;
+}
+
+static int mount_bpffs(void)
+{
+	struct statfs sfs;
+
+	if (statfs("/sys/fs/bpf", &sfs) == 0 && sfs.f_type == BPF_FS_MAGIC_NR)
+		return 0;
+	mkdir("/sys/fs/bpf", 0700);
+	if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700")) {
+		say("cannot mount the BPF filesystem on /sys/fs/bpf: %s",
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Decide which programs load: the optional ones whose kernel function exists. */
+static int choose(struct btf *vmlinux, struct bpf_object *obj)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj) {
+		struct prog *pr = prog_named(bpf_program__name(p));
+		bool have;
+
+		if (!pr) {
+			say("program %s is not in the table", bpf_program__name(p));
+			return -1;
+		}
+		pr->p = p;
+		have = btf__find_by_name_kind(vmlinux, pr->func, BTF_KIND_FUNC) > 0;
+		if (!have && pr->required) {
+			say("this kernel has no %s, which %s needs", pr->func, pr->name);
+			return -1;
+		}
+		bpf_program__set_autoload(p, have);
+	}
+	return 0;
+}
+
+static int unload(bool quiet)
+{
+	DIR *d = opendir(PIN_DIR);
+	struct dirent *e;
+	char path[512];
+	int n = 0;
+
+	if (!d) {
+		if (!quiet)
+			say("not loaded (no %s)", PIN_DIR);
+		return quiet ? 0 : 1;
+	}
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", PIN_DIR, e->d_name);
+		if (unlink(path) == 0)
+			n++;
+	}
+	closedir(d);
+	rmdir(PIN_DIR);
+	if (!quiet)
+		say("unloaded: %d links unpinned, the programs are detached", n);
+	return 0;
+}
+
+static int load(void)
+{
+	struct guard_write *w = NULL;
+	struct guard_mmap *m = NULL;
+	struct guard_chattr *c = NULL;
+	struct bpf_object *objs[3];
+	struct btf *vmlinux;
+	int err = 1, n = 0;
+	char path[512];
+
+	if (check_lsm() || mount_bpffs())
+		return 2;
+	if (access(PIN_DIR, F_OK) == 0) {
+		say("already loaded (%s exists); immguard unload first", PIN_DIR);
+		return 1;
+	}
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux) {
+		say("cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
+		    strerror(errno));
+		return 1;
+	}
+	w = guard_write__open();
+	m = guard_mmap__open();
+	c = guard_chattr__open();
+	if (!w || !m || !c) {
+		say("cannot open the BPF objects");
+		goto out;
+	}
+	objs[0] = m->obj, objs[1] = c->obj, objs[2] = w->obj;
+	for (int i = 0; i < 3; i++)
+		if (choose(vmlinux, objs[i]))
+			goto out;
+	if (!bpf_program__autoload(prog_named("ig_file_truncate")->p) &&
+	    !bpf_program__autoload(prog_named("ig_path_truncate")->p)) {
+		say("this kernel has neither the file_truncate nor the path_truncate hook");
+		goto out;
+	}
+	if (guard_mmap__load(m)) {
+		say("cannot load mmap.bpf.o");
+		goto out;
+	}
+	/* one striped state for both halves of the mmap/chattr handshake */
+	if (bpf_map__reuse_fd(c->maps.ig_slots, bpf_map__fd(m->maps.ig_slots)) ||
+	    guard_chattr__load(c)) {
+		say("cannot load chattr.bpf.o");
+		goto out;
+	}
+	if (guard_write__load(w)) {
+		say("cannot load write.bpf.o");
+		goto out;
+	}
+	if (mkdir(PIN_DIR, 0700)) {
+		say("cannot create %s: %s", PIN_DIR, strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0; i < NPROGS; i++) {
+		struct bpf_link *l;
+
+		if (!progs[i].p || !bpf_program__autoload(progs[i].p))
+			continue;
+		l = bpf_program__attach(progs[i].p);
+		if (!l) {
+			say("cannot attach %s: %s", progs[i].name, strerror(errno));
+			goto unpin;
+		}
+		snprintf(path, sizeof(path), "%s/%s", PIN_DIR, progs[i].name);
+		if (bpf_link__pin(l, path)) {
+			say("cannot pin %s: %s", path, strerror(errno));
+			bpf_link__destroy(l);
+			goto unpin;
+		}
+		/* the pin keeps the link; drop our reference */
+		bpf_link__disconnect(l);
+		bpf_link__destroy(l);
+		n++;
+	}
+	printf("immguard: loaded, %d programs attached and pinned in %s\n", n,
+	       PIN_DIR);
+	for (size_t i = 0; i < NPROGS; i++)
+		if (progs[i].p && !bpf_program__autoload(progs[i].p))
+			printf("immguard: not on this kernel: %s (%s)\n",
+			       progs[i].name, progs[i].func);
+	err = 0;
+	goto out;
+unpin:
+	unload(true);
+out:
+	guard_chattr__destroy(c);
+	guard_mmap__destroy(m);
+	guard_write__destroy(w);
+	btf__free(vmlinux);
+	return err;
+}
+
+static int status(void)
+{
+	char path[512];
+	int missing = 0, n = 0;
+
+	for (size_t i = 0; i < NPROGS; i++) {
+		struct bpf_link_info info;
+		__u32 len = sizeof(info);
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/%s", PIN_DIR, progs[i].name);
+		fd = bpf_obj_get(path);
+		if (fd < 0) {
+			if (progs[i].required) {
+				printf("immguard: %s: not attached\n", progs[i].name);
+				missing++;
+			}
+			continue;
+		}
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+			printf("immguard: %s: attached (link %u, program %u)\n",
+			       progs[i].name, info.id, info.prog_id);
+		close(fd);
+		n++;
+	}
+	printf("immguard: %s, %d programs attached\n",
+	       missing ? "NOT loaded" : "loaded", n);
+	return missing ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i = 1;
+
+	if (i < argc && !strcmp(argv[i], "-v")) {
+		verbose = true;
+		i++;
+	}
+	libbpf_set_print(print);
+	if (i < argc && !strcmp(argv[i], "load"))
+		return load();
+	if (i < argc && !strcmp(argv[i], "unload"))
+		return unload(false);
+	if (i < argc && !strcmp(argv[i], "status"))
+		return status();
+	fprintf(stderr, "usage: immguard [-v] load|unload|status\n");
+	return 2;
+}
