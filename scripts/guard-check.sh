@@ -36,34 +36,8 @@ res=$BUILD/guard-results.tsv
 md=$BUILD/guard-matrix.md
 
 # SIDE FS TEST STATUS, STATUS one of pass FAIL skip refused missing n/a
-for s in $sides; do
-	side=${s%%=*} run=${s#*=}
-	f=$LOGS/$run/results.log
-	if [ ! -f "$f" ]; then
-		for fs in $(echo "$fslist" | tr , ' '); do printf '%s\t%s\t-\tmissing\n' "$side" "$fs"; done
-		continue
-	fi
-	tr -d '\r' <"$f" | awk -v k="$side" -v fslist="$fslist" -v na="$LOGS/$run/unavailable" '
-		BEGIN {
-			n = split(fslist, want, ",")
-			while ((getline line < na) > 0) { split(line, a, " "); unavail[a[1]] = 1 }
-		}
-		/^IMM-FS-BEGIN / { fs = $2; next }
-		/^IMM-FS-END / { if ($3 != "rc=mount-failed") done[$2] = 1; fs = ""; next }
-		fs == "" { next }
-		/^(not )?ok [0-9]+ [a-z0-9_]+\.[a-z0-9_.]+/ {
-			st = /^not ok/ ? "FAIL" : "pass"
-			name = /^not ok/ ? $4 : $3
-			if ($0 ~ /# SKIP/) st = ($0 ~ /refused with EBUSY while mapped shared/) ? "refused" : "skip"
-			print k "\t" fs "\t" name "\t" st
-		}
-		END {
-			for (i = 1; i <= n; i++) {
-				if (want[i] in unavail) print k "\t" want[i] "\t-\tn/a"
-				else if (!done[want[i]]) print k "\t" want[i] "\t-\tmissing"
-			}
-		}'
-done >"$res"
+# shellcheck disable=SC2086
+REFUSED=1 sh "$TOP/scripts/results.sh" "$fslist" $sides >"$res"
 
 tests=$(awk -F'\t' '$3 != "-" && !seen[$3]++ { print $3 }' "$res")
 verdict() { awk -v t="$1" '$1 == t { print $2; exit }' "$expect"; }

@@ -4,6 +4,8 @@
 # plus "KERNEL FS - missing" for a column whose run did not complete and
 # "KERNEL FS - n/a" for one that the kernel cannot run.
 # Usage: results.sh FSLIST KERNEL[=RUN]...   (RUN defaults to run-KERNEL)
+# Env: REFUSED=1 reports a test that skipped because its chattr was refused
+#   on a mapped file (immguard; tmpfs) as "refused" rather than "skip".
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -17,7 +19,8 @@ for k; do
 		for fs in $(echo "$fslist" | tr , ' '); do printf '%s\t%s\t-\tmissing\n' "$k" "$fs"; done
 		continue
 	fi
-	tr -d '\r' <"$f" | awk -v k="$k" -v fslist="$fslist" -v na="$LOGS/$run/unavailable" '
+	tr -d '\r' <"$f" | awk -v k="$k" -v fslist="$fslist" -v refused="${REFUSED:-}" \
+		-v na="$LOGS/$run/unavailable" '
 		BEGIN {
 			n = split(fslist, want, ",")
 			while ((getline line < na) > 0) { split(line, a, " "); unavail[a[1]] = 1 }
@@ -29,6 +32,7 @@ for k; do
 			st = /^not ok/ ? "FAIL" : "pass"
 			name = /^not ok/ ? $4 : $3
 			if ($0 ~ /# SKIP/) st = "skip"
+			if (refused && $0 ~ /# SKIP.*refused with EBUSY while mapped shared/) st = "refused"
 			print k "\t" fs "\t" name "\t" st
 		}
 		END {
