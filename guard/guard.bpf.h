@@ -127,12 +127,6 @@ static __always_inline __u32 slot_of(void *inode)
 	return (__u32)(h >> 48) & (IG_SLOTS - 1);
 }
 
-/* pid of the calling thread, the key of the per-task maps */
-static __always_inline __u32 tid(void)
-{
-	return (__u32)bpf_get_current_pid_tgid();
-}
-
 /*
  * A load that is a full barrier: BPF atomics with BPF_FETCH are fully
  * ordered (a locked instruction on x86).
@@ -152,7 +146,7 @@ static __always_inline __u32 tid(void)
 
 /*
  * The striped per-inode state, shared by mmap.bpf.c and chattr.bpf.c: the
- * daemon creates it with the first object and hands its descriptor to the
+ * loader creates it with the first object and hands its descriptor to the
  * second (bpf_map__reuse_fd).
  */
 #define IG_DEFINE_SLOTS							\

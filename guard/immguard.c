@@ -67,9 +67,8 @@ struct prog {
 };
 
 static struct prog progs[] = {
-	{ "ig_mmap_done", "vm_mmap_pgoff", true },
-	{ "ig_shmat_done", "do_shmat", false },
-	{ "ig_remap_done", "__x64_sys_remap_file_pages", false },
+	{ "ig_task_free", "bpf_lsm_task_free", true },
+	{ "ig_mmap_done", "do_mmap", true },
 	{ "ig_mmap_file", "bpf_lsm_mmap_file", true },
 	{ "ig_file_mprotect", "bpf_lsm_file_mprotect", true },
 	{ "ig_fileattr_done", "vfs_fileattr_set", true },

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * immguard: what the BPF programs and the daemon share.  The BPF side
+ * immguard: what the BPF programs and the loader share.  The BPF side
  * includes vmlinux.h, which has none of the uapi macros below, so they are
  * spelled out here once (values of x86_64, the same on 6.1 and 6.12).
  */
@@ -9,7 +9,6 @@
 
 /* striped per-inode state: a collision only refuses too much */
 #define IG_SLOTS		65536
-#define IG_TASKS		16384
 
 struct ig_slot {
 	long long maps;		/* mmap()s of the inode on their way in */

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * guard.mmap_races_chattr: mmap(PROT_WRITE, MAP_SHARED) against chattr +i,
- * in a tight loop, on the file system of $IMMUTABLE_DIR.  A search, not a
- * proof (guard/README.md has the proof); it runs in the suite of every
- * side of make guard-check.
+ * guard.mmap_races_chattr: shared mappings through a writable descriptor
+ * against chattr +i, in a tight loop, on the file system of
+ * $IMMUTABLE_DIR.  A search, not a proof (guard/README.md has the proof);
+ * it runs in the suite of every side of make guard-check.
  *
- *   mapper:  mmap shared writable; while it holds the mapping, read the
- *            flags (with $IMMUTABLE_REFUSES_MAPPED, which the guard sides
- *            set: +i must not be set, the policy refuses the flag on a
- *            file mapped shared and writable); store through it; munmap
+ *   mapper:  mmap shared, writable or (every other time) read-only and
+ *            then made writable by mprotect(); while it holds the
+ *            mapping, read the flags (with $IMMUTABLE_REFUSES_MAPPED,
+ *            which the guard sides set: +i must not be set, the policy
+ *            refuses the flag on a file with a shared mapping that may
+ *            write); store through it; munmap
  *   chattr:  chattr +i; the file must not change while the flag is set
  *            (checksummed twice); chattr -i
  *
@@ -99,9 +101,10 @@ static void *mapper(void *arg)
 	int fd = mapfd;
 	unsigned int seed = 1, flags;
 
-	while (fd >= 0 && !atomic_load(&stop)) {
-		unsigned char *p = mmap(NULL, SIZE, PROT_READ | PROT_WRITE,
-					MAP_SHARED, fd, 0);
+	for (unsigned long n = 0; fd >= 0 && !atomic_load(&stop); n++) {
+		/* every other time read-only, made writable by mprotect() */
+		int prot = n & 1 ? PROT_READ : PROT_READ | PROT_WRITE;
+		unsigned char *p = mmap(NULL, SIZE, prot, MAP_SHARED, fd, 0);
 		sigjmp_buf here;
 
 		if (p == MAP_FAILED) {
@@ -110,9 +113,17 @@ static void *mapper(void *arg)
 			continue;
 		}
 		atomic_fetch_add(&mapped, 1);
+		/* a mapping through a writable descriptor may write */
 		if (guard && !ioctl(fd, FS_IOC_GETFLAGS, &flags) &&
 		    (flags & FS_IMMUTABLE_FL))
 			atomic_fetch_add(&both, 1);
+		if (!(prot & PROT_WRITE) &&
+		    mprotect(p, SIZE, PROT_READ | PROT_WRITE)) {
+			atomic_fetch_add(&refused, 1);
+			munmap(p, SIZE);
+			park();
+			continue;
+		}
 		if (sigsetjmp(here, 1) == 0) {
 			jb = &here;
 			p[rand_r(&seed) % SIZE] = (unsigned char)seed;

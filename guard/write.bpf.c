@@ -23,21 +23,29 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* threads inside pwritev2(RWF_APPEND) */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, IG_TASKS);
-	__type(key, __u32);
-	__type(value, __u8);
-} ig_rwf_append SEC(".maps");
+/*
+ * Per thread, in task storage (no table to fill, freed with the thread):
+ * inside pwritev2(RWF_APPEND), inside vfs_fallocate() with an allocating
+ * mode.  A record that cannot be made refuses only writes to an
+ * append-only file that the exception would have let through.
+ */
+struct ig_write {
+	__u8 rwf_append;
+	__u8 allocating;
+};
 
-/* threads inside vfs_fallocate() with an allocating mode */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, IG_TASKS);
-	__type(key, __u32);
-	__type(value, __u8);
-} ig_allocating SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ig_write);
+} ig_write SEC(".maps");
+
+static __always_inline struct ig_write *write_record(bool create)
+{
+	return bpf_task_storage_get(&ig_write, bpf_get_current_task_btf(), 0,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
 
 /*
  * 6.1's overlayfs hands a write to the real file without RWF_APPEND
@@ -53,8 +61,8 @@ static __always_inline bool drops_rwf_append(struct file *file)
 
 static __always_inline int write_refused(struct file *file)
 {
+	struct ig_write *w;
 	unsigned int flags;
-	__u32 t;
 
 	if (!file || !is_regular(BPF_CORE_READ(file, f_inode)))
 		return 0;
@@ -65,10 +73,10 @@ static __always_inline int write_refused(struct file *file)
 		return 0;
 	if (BPF_CORE_READ(file, f_flags) & IG_O_APPEND)
 		return 0;
-	t = tid();
-	if (bpf_map_lookup_elem(&ig_rwf_append, &t) && !drops_rwf_append(file))
+	w = write_record(false);
+	if (w && w->rwf_append && !drops_rwf_append(file))
 		return 0;
-	if (bpf_map_lookup_elem(&ig_allocating, &t))
+	if (w && w->allocating)
 		return 0;
 	return -IG_EPERM;
 }
@@ -110,11 +118,13 @@ SEC("fentry/do_pwritev")
 int BPF_PROG(ig_pwritev_in, unsigned long fd, const void *vec,
 	     unsigned long vlen, long long pos, int flags)
 {
-	__u32 t = tid();
-	__u8 one = 1;
+	struct ig_write *w;
 
-	if (flags & IG_RWF_APPEND)
-		bpf_map_update_elem(&ig_rwf_append, &t, &one, BPF_ANY);
+	if (flags & IG_RWF_APPEND) {
+		w = write_record(true);
+		if (w)
+			w->rwf_append = 1;
+	}
 	return 0;
 }
 
@@ -122,9 +132,10 @@ SEC("fexit/do_pwritev")
 int BPF_PROG(ig_pwritev_out, unsigned long fd, const void *vec,
 	     unsigned long vlen, long long pos, int flags, long ret)
 {
-	__u32 t = tid();
+	struct ig_write *w = write_record(false);
 
-	bpf_map_delete_elem(&ig_rwf_append, &t);
+	if (w)
+		w->rwf_append = 0;
 	return 0;
 }
 
@@ -138,11 +149,13 @@ SEC("fentry/vfs_fallocate")
 int BPF_PROG(ig_fallocate_in, struct file *file, int mode, long long offset,
 	     long long len)
 {
-	__u32 t = tid();
-	__u8 one = 1;
+	struct ig_write *w;
 
-	if (!(mode & ~IG_FALLOC_FL_KEEP_SIZE))
-		bpf_map_update_elem(&ig_allocating, &t, &one, BPF_ANY);
+	if (!(mode & ~IG_FALLOC_FL_KEEP_SIZE)) {
+		w = write_record(true);
+		if (w)
+			w->allocating = 1;
+	}
 	return 0;
 }
 
@@ -150,9 +163,10 @@ SEC("fexit/vfs_fallocate")
 int BPF_PROG(ig_fallocate_out, struct file *file, int mode, long long offset,
 	     long long len, long ret)
 {
-	__u32 t = tid();
+	struct ig_write *w = write_record(false);
 
-	bpf_map_delete_elem(&ig_allocating, &t);
+	if (w)
+		w->allocating = 0;
 	return 0;
 }
 

@@ -9,6 +9,10 @@
  *                               shared mapping of a cached file
  *   bench chattr DIR MIB        chattr +i with MIB of dirty data, against
  *                               fsync() of the same amount
+ *   bench reader DIR MIB        chattr +i of a file with MIB cached that
+ *                               was mapped shared and writable, with and
+ *                               without a reader holding its first page
+ *                               in 1,280 pipe buffers (a pin to the kernel)
  *
  * Each prints "BENCH <name> <value> <unit>" lines for the host to collect.
  */
@@ -21,6 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -154,10 +159,70 @@ static void bench_chattr(const char *dir, long mib)
 	close(fd);
 }
 
+#define PIPES	80	/* 16 buffers each: more than GUP_PIN_COUNTING_BIAS */
+
+/* Hold the first page of @fd in 16 buffers of each of PIPES pipes. */
+static void hold_in_pipes(int fd, int (*pfd)[2])
+{
+	for (int i = 0; i < PIPES; i++) {
+		if (pipe(pfd[i]))
+			die("pipe");
+		for (int j = 0; j < 16; j++) {
+			loff_t off = 0;
+
+			if (splice(fd, &off, pfd[i][1], NULL, PG,
+				   SPLICE_F_NONBLOCK) != PG)
+				die("splice");
+		}
+	}
+}
+
+static double time_chattr(const char *dir, const char *name, long mib,
+			  int reader)
+{
+	static int pfd[PIPES][2];
+	int fd = open_file(dir, name);
+	double t0, t;
+	char *p;
+
+	fill(fd, mib << 20, 5);
+	if (fsync(fd))
+		die("fsync");
+	/* scanned for pins from now on: mapped shared through O_RDWR */
+	p = mmap(NULL, PG, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		die("mmap");
+	munmap(p, PG);
+	if (reader)
+		hold_in_pipes(fd, pfd);
+	t0 = now_ns();
+	if (set_immutable(fd, 1))
+		die("chattr +i");
+	t = now_ns() - t0;
+	if (set_immutable(fd, 0))
+		die("chattr -i");
+	for (int i = 0; reader && i < PIPES; i++) {
+		close(pfd[i][0]);
+		close(pfd[i][1]);
+	}
+	close(fd);
+	return t;
+}
+
+static void bench_reader(const char *dir, long mib)
+{
+	double alone = time_chattr(dir, "bench.alone", mib, 0);
+	double reader = time_chattr(dir, "bench.reader", mib, 1);
+
+	printf("BENCH chattr-alone%ldM-%s %.0f us\n", mib, fsname, alone / 1e3);
+	printf("BENCH chattr-reader%ldM-%s %.0f us\n", mib, fsname,
+	       reader / 1e3);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: bench pwrite|fault|chattr DIR N [ROUNDS]\n");
+		fprintf(stderr, "usage: bench pwrite|fault|chattr|reader DIR N [ROUNDS]\n");
 		return 2;
 	}
 	fsname = getenv("BENCH_FS") ? getenv("BENCH_FS") : "?";
@@ -167,6 +232,8 @@ int main(int argc, char **argv)
 		bench_fault(argv[2], atol(argv[3]), argc > 4 ? atoi(argv[4]) : 3);
 	else if (!strcmp(argv[1], "chattr"))
 		bench_chattr(argv[2], atol(argv[3]));
+	else if (!strcmp(argv[1], "reader"))
+		bench_reader(argv[2], atol(argv[3]));
 	else
 		return 2;
 	return 0;

@@ -15,7 +15,8 @@ out=$BUILD/bench-$size.tsv
 # pwrite() through the page cache of a disk and of tmpfs, first stores to
 # a shared mapping on xfs and tmpfs, and chattr +i against fsync() on ext4
 # on persistent memory without DAX, so that writeback is guest work and no
-# host I/O enters the timed region (-icount counts guest instructions).
+# host I/O enters the timed region (-icount counts guest instructions), and
+# there chattr +i of a file a reader holds a page of (guest/bench.c).
 fslist=$(sh "$(dirname "$0")/fs.sh" names bench)
 export ICOUNT=0 MEM=2048
 i=1
@@ -23,7 +24,7 @@ while [ "$i" -le "$boots" ]; do
 	for k; do
 		sh "$(dirname "$0")/boot.sh" "$k" "bench-$size-$k-$i" bench "$fslist" \
 			"$size" pwrite:ext4 pwrite:tmpfs fault:xfs fault:tmpfs \
-			chattr:ext4-pmem >/dev/null
+			chattr:ext4-pmem reader:ext4-pmem >/dev/null
 		f=$LOGS/bench-$size-$k-$i/results.log
 		! grep -q '^IMM-BENCH-FAILED' "$f" ||
 			die "a benchmark failed in $f: $(grep -m1 '^IMM-BENCH-FAILED' "$f")"
@@ -48,7 +49,15 @@ sort -t"$(printf '\t')" -k3,3 -k1,1 -k4,4g "$out" | awk -F'\t' '
 		print ""
 		for (name in names) if (name ~ /^(pwrite|fault)/ && m[name, "pristine"] > 0)
 			printf "ratio patched/pristine %-16s %.4f\n", name, m[name, "patched"] / m[name, "pristine"]
-		for (name in names) if (name ~ /^chattr/) {
+		for (name in names) if (name ~ /^chattr-reader/) {
+			f = name; sub(/^chattr-reader/, "chattr-alone", f)
+			for (kk = 1; kk <= 2; kk++) {
+				k = kk == 1 ? "pristine" : "patched"
+				if (m[f, k] > 0)
+					printf "ratio reader/alone %-8s %-16s %.3f\n", k, name, m[name, k] / m[f, k]
+			}
+		}
+		for (name in names) if (name ~ /^chattr[0-9]/) {
 			f = name; sub(/^chattr/, "fsync", f)
 			for (kk = 1; kk <= 2; kk++) {
 				k = kk == 1 ? "pristine" : "patched"
