@@ -63,12 +63,18 @@ struct prog {
 	const char *name;	/* pin name and program name */
 	const char *func;	/* in the kernel's BTF */
 	bool required;
+	bool may_fail;		/* the kernel may refuse to attach it */
 	struct bpf_program *p;
 };
 
 static struct prog progs[] = {
 	{ "ig_task_free", "bpf_lsm_task_free", true },
-	{ "ig_mmap_done", "do_mmap", true },
+	/* 6.1 attaches to no function of more than six arguments */
+	{ "ig_mmap_done", "do_mmap", false, true },
+	{ "ig_mmap_pgoff_done", "vm_mmap_pgoff", true },
+	{ "ig_shmat_done", "do_shmat", false },
+	{ "ig_remap_done", "__x64_sys_remap_file_pages", false },
+	{ "ig_remap32_done", "__ia32_sys_remap_file_pages", false },
 	{ "ig_mmap_file", "bpf_lsm_mmap_file", true },
 	{ "ig_file_mprotect", "bpf_lsm_file_mprotect", true },
 	{ "ig_fileattr_done", "vfs_fileattr_set", true },
@@ -255,6 +261,11 @@ static int load(void)
 		if (!progs[i].p || !bpf_program__autoload(progs[i].p))
 			continue;
 		l = bpf_program__attach(progs[i].p);
+		if (!l && progs[i].may_fail) {
+			printf("immguard: not attached on this kernel: %s (%s)\n",
+			       progs[i].name, progs[i].func);
+			continue;
+		}
 		if (!l) {
 			say("cannot attach %s: %s", progs[i].name, strerror(errno));
 			goto unpin;

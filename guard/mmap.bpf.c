@@ -16,8 +16,9 @@
  *    the other half of that handshake; guard/README.md has the proof.
  *
  * The raise is noted in task storage, freed with the thread: lowered by
- * the fexit of do_mmap(), by the thread's next mmap_file if do_mmap() never
- * ran (a fatal signal before mmap_lock), or when the thread is freed.
+ * the fexit of do_mmap() (6.12; on 6.1 those of its callers), by the
+ * thread's next mmap_file if do_mmap() never ran (a fatal signal before
+ * mmap_lock), or when the thread is freed.
  */
 #include "guard.bpf.h"
 
@@ -121,18 +122,53 @@ int BPF_PROG(ig_mmap_file, struct file *file, unsigned long reqprot,
 }
 
 /* 3. the mapping is in i_mmap_writable now, or failed: lower the counter */
-/*
- * Every caller of security_mmap_file() goes on to do_mmap() (mmap, SysV
- * shmat(), 6.12's remap_file_pages(), on any entry: int 0x80 too); its
- * arguments differ between 6.1 and 6.12, and none is read.
- */
-SEC("fexit/do_mmap")
-int BPF_PROG(ig_mmap_done)
+static __always_inline void done(void)
 {
 	__u32 *raised = raised_of(bpf_get_current_task_btf(), false);
 
 	if (raised)
 		lower(raised);
+}
+
+/*
+ * Every caller of security_mmap_file() goes on to do_mmap() (mmap, SysV
+ * shmat(), remap_file_pages(), on any entry: int 0x80 too); its arguments
+ * differ between 6.1 and 6.12, and none is read.  6.1 cannot attach to a
+ * function of more than six arguments: there the exits of the callers
+ * below lower the raise, after MAP_POPULATE, and lsm/task_free the rest.
+ */
+SEC("fexit/do_mmap")
+int BPF_PROG(ig_mmap_done)
+{
+	done();
+	return 0;
+}
+
+SEC("fexit/vm_mmap_pgoff")
+int BPF_PROG(ig_mmap_pgoff_done)
+{
+	done();
+	return 0;
+}
+
+SEC("fexit/do_shmat")
+int BPF_PROG(ig_shmat_done)
+{
+	done();
+	return 0;
+}
+
+SEC("fexit/__x64_sys_remap_file_pages")
+int BPF_PROG(ig_remap_done)
+{
+	done();
+	return 0;
+}
+
+SEC("fexit/__ia32_sys_remap_file_pages")
+int BPF_PROG(ig_remap32_done)
+{
+	done();
 	return 0;
 }
 

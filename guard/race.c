@@ -7,10 +7,10 @@
  *
  *   mapper:  mmap shared, writable or (every other time) read-only and
  *            then made writable by mprotect(); while it holds the
- *            mapping, read the flags (with $IMMUTABLE_REFUSES_MAPPED,
- *            which the guard sides set: +i must not be set, the policy
- *            refuses the flag on a file with a shared mapping that may
- *            write); store through it; munmap
+ *            writable mapping, read the flags (with
+ *            $IMMUTABLE_REFUSES_MAPPED, which the guard sides set: +i must
+ *            not be set, the policy refuses the flag on a file with a
+ *            shared mapping that may write); store through it; munmap
  *   chattr:  chattr +i; the file must not change while the flag is set
  *            (checksummed twice); chattr -i
  *
@@ -113,10 +113,7 @@ static void *mapper(void *arg)
 			continue;
 		}
 		atomic_fetch_add(&mapped, 1);
-		/* a mapping through a writable descriptor may write */
-		if (guard && !ioctl(fd, FS_IOC_GETFLAGS, &flags) &&
-		    (flags & FS_IMMUTABLE_FL))
-			atomic_fetch_add(&both, 1);
+		/* one made read-only after the flag may stay, and never write */
 		if (!(prot & PROT_WRITE) &&
 		    mprotect(p, SIZE, PROT_READ | PROT_WRITE)) {
 			atomic_fetch_add(&refused, 1);
@@ -124,6 +121,9 @@ static void *mapper(void *arg)
 			park();
 			continue;
 		}
+		if (guard && !ioctl(fd, FS_IOC_GETFLAGS, &flags) &&
+		    (flags & FS_IMMUTABLE_FL))
+			atomic_fetch_add(&both, 1);
 		if (sigsetjmp(here, 1) == 0) {
 			jb = &here;
 			p[rand_r(&seed) % SIZE] = (unsigned char)seed;
