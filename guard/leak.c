@@ -33,6 +33,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "guest.h"
+
 #define NAME	"guard.raises_are_lowered"
 #define SIZE	(2 * 4096)
 #define THREADS	17000
@@ -53,16 +55,6 @@ static long remap_i386(void)
 	return ret;
 }
 
-/* without IA32 emulation, int 0x80 is a general protection fault */
-static __thread sigjmp_buf *jb;
-
-static void on_segv(int sig)
-{
-	(void)sig;
-	if (jb)
-		siglongjmp(*jb, 1);
-	_exit(99);
-}
 
 static void *remapper(void *arg)
 {
@@ -89,15 +81,6 @@ static long remap_in_thread(void)
 	return ret;
 }
 
-static int set_immutable(int fd, int on)
-{
-	unsigned int flags;
-
-	if (ioctl(fd, FS_IOC_GETFLAGS, &flags))
-		return -errno;
-	flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
-	return ioctl(fd, FS_IOC_SETFLAGS, &flags) ? -errno : 0;
-}
 
 static int make_file(const char *dir, const char *name, char *path, size_t len)
 {
@@ -119,12 +102,11 @@ int main(void)
 	const char *s = getenv("IMMUTABLE_RACE_SECONDS");
 	char path[4096], other[4096];
 	int fd, ofd, ret, fails = 0;
-	struct sigaction sa = { .sa_handler = on_segv };
 	long r;
 	void *p;
 
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGSEGV, &sa, NULL);
+	/* without IA32 emulation, int 0x80 is a general protection fault */
+	catch_faults();
 	printf("TAP version 13\n1..1\n");
 	if (s && *s && atol(s) <= 0) {
 		printf("ok 1 " NAME " # SKIP IMMUTABLE_RACE_SECONDS is %s\n", s);

@@ -45,6 +45,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "guest.h"
+
 #define NAME	"guard.mmap_races_chattr"
 #define SIZE	(64 * 1024)
 #define HOLD_AFTER	256
@@ -58,25 +60,7 @@ static long idle_busy, holds;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static bool started, hold, parked;
-static __thread sigjmp_buf *jb;
 
-static void on_fault(int sig)
-{
-	(void)sig;
-	if (jb)
-		siglongjmp(*jb, 1);
-	_exit(99);
-}
-
-static int set_immutable(int fd, int on)
-{
-	unsigned int flags;
-
-	if (ioctl(fd, FS_IOC_GETFLAGS, &flags))
-		return -errno;
-	flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
-	return ioctl(fd, FS_IOC_SETFLAGS, &flags) ? -errno : 0;
-}
 
 static int guard, mapfd;
 
@@ -169,7 +153,6 @@ int main(void)
 	const char *g = getenv("IMMUTABLE_REFUSES_MAPPED");
 	const char *s = getenv("IMMUTABLE_RACE_SECONDS");
 	long seconds = s && *s ? atol(s) : 5;
-	struct sigaction sa = { .sa_handler = on_fault };
 	static char buf[SIZE], p[4096];
 	pthread_t th;
 	time_t end;
@@ -182,9 +165,7 @@ int main(void)
 	}
 	snprintf(p, sizeof(p), "%s/race.%d", dir && *dir ? dir : ".", getpid());
 	path = p;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, NULL);
-	sigaction(SIGSEGV, &sa, NULL);
+	catch_faults();
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || write(fd, buf, SIZE) != SIZE) {
 		printf("not ok 1 " NAME " # cannot create %s: %s\n", path, strerror(errno));

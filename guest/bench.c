@@ -130,6 +130,19 @@ static int set_immutable(int fd, int on)
 	return ioctl(fd, FS_IOC_SETFLAGS, &flags);
 }
 
+/* How long chattr +i of @fd takes; the flag is cleared again. */
+static double time_chattr_on(int fd)
+{
+	double t0 = now_ns(), t;
+
+	if (set_immutable(fd, 1))
+		die("chattr +i");
+	t = now_ns() - t0;
+	if (set_immutable(fd, 0))
+		die("chattr -i");
+	return t;
+}
+
 /*
  * Both measure the same work from the same start: a fresh file whose MIB
  * of data are dirty and not yet allocated on disk.
@@ -140,12 +153,7 @@ static void bench_chattr(const char *dir, long mib)
 	double t0, t_chattr, t_fsync;
 
 	fill(fd, mib << 20, 3);
-	t0 = now_ns();
-	if (set_immutable(fd, 1))
-		die("chattr +i");
-	t_chattr = now_ns() - t0;
-	if (set_immutable(fd, 0))
-		die("chattr -i");
+	t_chattr = time_chattr_on(fd);
 	close(fd);
 
 	fd = open_file(dir, "bench.fsync");
@@ -182,7 +190,7 @@ static double time_chattr(const char *dir, const char *name, long mib,
 {
 	static int pfd[PIPES][2];
 	int fd = open_file(dir, name);
-	double t0, t;
+	double t;
 	char *p;
 
 	fill(fd, mib << 20, 5);
@@ -195,12 +203,7 @@ static double time_chattr(const char *dir, const char *name, long mib,
 	munmap(p, PG);
 	if (reader)
 		hold_in_pipes(fd, pfd);
-	t0 = now_ns();
-	if (set_immutable(fd, 1))
-		die("chattr +i");
-	t = now_ns() - t0;
-	if (set_immutable(fd, 0))
-		die("chattr -i");
+	t = time_chattr_on(fd);
 	for (int i = 0; reader && i < PIPES; i++) {
 		close(pfd[i][0]);
 		close(pfd[i][1]);
