@@ -1,19 +1,23 @@
 # Immutable files, actually immutable: build, boot and compare kernels.
 #
-#   make             the before/after matrix: Debian's 6.12 and the patched
-#                    kernel on every column of config/filesystems
-#   make check       what CI runs (README): the matrix and its guards,
-#                    lockdep + KASAN on the core columns, checkpatch, every
-#                    prefix compiled, the rework check, a short bench;
-#                    ends in "N passed, N failed"
-#   make check-full  all of check, and every prefix built whole, 6.12 built
-#                    from source, the debug kernel on every column, repeat
-#                    and crash runs
-#   make bench       the benchmarks (pristine from source against patched)
-#   make shell       the patched kernel with every column under /mnt
-#   make guard-check immguard (guard/, a BPF LSM) on Debian's 6.1 and 6.12
-#                    against both stock kernels and the patched one, on the
-#                    guard columns; ends in "N passed, N failed"
+#   make             the before/after matrix: the before kernels and the
+#                    series (config/kernels) on every column of
+#                    config/filesystems
+#   make check       what CI runs (README): the judges on recorded logs,
+#                    the matrix and its guards, lockdep + KASAN on the
+#                    core columns, checkpatch, every prefix compiled, the
+#                    rework check, a short bench; ends in "N passed, N failed"
+#   make check-full  all of check, and every prefix built whole, the full
+#                    before kernels, the debug kernel on every column,
+#                    repeat and crash runs
+#   make selfcheck   the judges on recorded logs, and shellcheck (seconds)
+#   make bench       the benchmarks (the bench kernel against the series)
+#   make shell       the series' kernel with every column under /mnt
+#   make guard-check immguard (guard/, a BPF LSM) on the guarded kernels,
+#                    without and with the guard, and the series' kernel as
+#                    the reference, on the guard columns
+#   make kernel-NAME, run-NAME, guard-on-NAME, ...: one kernel of
+#                    config/kernels, one run
 #
 # Everything goes to build/ (logs in build/logs/).  See README.md.
 
@@ -40,26 +44,17 @@ SRC       := $(BUILD)/src
 TESTDIR   := tools/testing/selftests/filesystems/immutable
 SH        := sh
 STAGE     := $(SH) scripts/lib-stage.sh
-# every column's symbols, so that one kernel runs them all
-FRAGMENTS = config/base.config $(BUILD)/config/fs.config $(SRC)/$(TESTDIR)/config
-DEBUG_FRAGMENTS = config/base.config $(BUILD)/config/fs-debug.config \
-	$(SRC)/$(TESTDIR)/config config/debug.config
-
 export BUILD
 
 .PHONY: all help deps tree guest matrix check check-full bench shell \
-	guard guard-check guard-check-all guard-expect kernel-stock-6.1 guard-runs \
-	guard-stock-6.1 guard-on-6.1 guard-stock-6.12 guard-on-6.12 guard-patched guard-nolsm \
-	export clean distclean kernel-stock-6.12 kernel-pristine \
-	kernel-patched kernel-debug run-stock-6.12 run-pristine run-patched \
-	run-debug bisect bisect-full checkpatch rework \
-	bench-short check-debug check-crash check-repeat check-all \
-	check-full-all
+	guard guard-check guard-check-all expect export clean distclean \
+	bisect bisect-full checkpatch rework bench-short check-debug \
+	check-crash check-repeat check-all check-full-all selfcheck
 
 all: matrix
 
 help:
-	@sed -n '1,18p' Makefile
+	@sed -n '/^$$/q; s/^# \{0,1\}//p' Makefile
 
 deps:
 	@$(SH) scripts/deps.sh '$(LINUX_DEB_VERSION)'
@@ -72,75 +67,73 @@ $(BUILD)/config/fs.config: config/filesystems scripts/fs.sh
 	@$(SH) scripts/fs.sh config "$$($(SH) scripts/fs.sh names)" | sed 's/.*/CONFIG_&=y/' >$@
 
 
-# ---- kernels: build/kernels/NAME/{bzImage,config}
+# ---- kernels (config/kernels): build/kernels/NAME/{bzImage,config}, and
+# for each kernel NAME the targets kernel-NAME (fetch or build it) and
+# run-NAME (the suite on its columns: build/logs/run-NAME/)
+comma := ,
+kernels = $(subst $(comma), ,$(shell $(SH) scripts/kernels.sh names $(1)))
+KERNELS   := $(call kernels)
+ifeq ($(KERNELS),)
+$(error config/kernels does not read (above))
+endif
+BEFORE    := $(call kernels,before)
+AFTER     := $(call kernels,after)
+DEBUG     := $(call kernels,debug)
+FULL      := $(call kernels,full)
+GUARDED   := $(call kernels,guard)
+GUARD_REF := $(call kernels,guard-ref)
+NOLSM     := $(call kernels,nolsm)
+BENCH     := $(call kernels,bench)
+# the BTF that immguard's CO-RE objects are built against: the first
+# guarded Debian kernel's
+BTF_KERNEL = $(firstword $(GUARDED))
+list = $(subst $(eval) ,$(comma),$(strip $(1)))
 
-# Debian's 6.12, with the modules of every column and of the selftest
-kernel-stock-6.12: tree $(BUILD)/config/fs.config
-	@{ sed -n 's/^CONFIG_\([A-Z0-9_]*\)=.*/\1/p' $(BUILD)/config/fs.config \
-		$(SRC)/$(TESTDIR)/config; } >$(BUILD)/config/modules.syms
-	@$(STAGE) "fetch Debian's 6.12 kernel" $(SH) scripts/stock.sh stock-6.12 \
-		'$(STOCK_6_12_PKG)' '$(STOCK_6_12_VERSION)' $(BUILD)/config/modules.syms
+KERNEL_ENV = FS_CONFIG=$(BUILD)/config/fs.config \
+	FS_DEBUG_CONFIG=$(BUILD)/config/fs-debug.config \
+	TEST_CONFIG=$(SRC)/$(TESTDIR)/config SRC=$(SRC) PRISTINE=$(BUILD)/pristine
 
-# Debian 12's 6.1, the same way (make guard-check); its virtio_pci is a
-# module
-kernel-stock-6.1: tree $(BUILD)/config/fs.config
-	@{ sed -n 's/^CONFIG_\([A-Z0-9_]*\)=.*/\1/p' $(BUILD)/config/fs.config \
-		$(SRC)/$(TESTDIR)/config; echo VIRTIO_PCI; } >$(BUILD)/config/modules-6.1.syms
-	@$(STAGE) "fetch Debian's 6.1 kernel" $(SH) scripts/stock.sh stock-6.1 \
-		'$(STOCK_6_1_PKG)' '$(STOCK_6_1_VERSION)' $(BUILD)/config/modules-6.1.syms
+# the symbols of the columns the debug kernel runs (DEBUG_FS, which
+# check-full widens): rewritten when they change
+$(BUILD)/config/fs-debug.config: FORCE
+	@mkdir -p $(@D)
+	@$(SH) scripts/fs.sh config '$(DEBUG_FS)' | sed 's/.*/CONFIG_&=y/' >$@.new
+	@cmp -s $@.new $@ && rm $@.new || mv $@.new $@
+FORCE:
 
-kernel-patched: tree $(BUILD)/config/fs.config
-	@$(STAGE) "build patched kernel" \
-		$(SH) scripts/kernel.sh patched $(SRC) .build $(FRAGMENTS)
+# No race search on Debian's or pristine kernels: the series is judged on
+# its own, and on 6.12 the search livelocks ocfs2's read path (README).
+# The debug kernel panics on any warning; boot.sh fails the run on any
+# lockdep, KASAN or other report.
+define kernel_rules
+.PHONY: kernel-$(1) run-$(1)
+kernel-$(1): tree $(BUILD)/config/fs.config $(BUILD)/config/fs-debug.config
+	@$(KERNEL_ENV) $(STAGE) "kernel $(1) ($(shell $(SH) scripts/kernels.sh get $(1) kind))" \
+		$(SH) scripts/kernels.sh build $(1)
+run-$(1): kernel-$(1) guest
+	@GUEST_ENV=IMMUTABLE_STRESS_SECONDS=$(if $(filter series,$(shell $(SH) scripts/kernels.sh get $(1) kind)),$(STRESS),0) \
+		$(if $(filter $(1),$(DEBUG)),APPEND=panic_on_warn=1 TIMEOUT=$(DEBUG_TIMEOUT),TIMEOUT=$(TIMEOUT)) \
+		$(STAGE) "suite on $(1)" \
+		$(SH) scripts/boot.sh $(1) run-$(1) suite '$(if $(filter $(1),$(DEBUG)),$(DEBUG_FS),$(FS))'
+endef
+$(foreach k,$(KERNELS),$(eval $(call kernel_rules,$(k))))
 
-# 6.12 from the same source and config as the patched kernel
-kernel-pristine: tree $(BUILD)/config/fs.config
-	@$(STAGE) "build pristine kernel" \
-		$(SH) scripts/kernel.sh pristine $(BUILD)/pristine .build $(FRAGMENTS)
-
-# only the symbols of the columns it runs (DEBUG_FS)
-kernel-debug: tree
-	@mkdir -p $(BUILD)/config
-	@$(SH) scripts/fs.sh config '$(DEBUG_FS)' | sed 's/.*/CONFIG_&=y/' \
-		>$(BUILD)/config/fs-debug.config
-	@$(STAGE) "build debug kernel (lockdep, KASAN)" \
-		$(SH) scripts/kernel.sh debug $(SRC) .build-debug $(DEBUG_FRAGMENTS)
+# a kernel that config/kernels does not name
+kernel-% run-% guard-off-% guard-on-% guard-ref-% guard-nolsm-%:
+	@echo "no kernel $* in config/kernels; the kernels are: $(KERNELS)" >&2; exit 2
 
 guest: tree
 	@$(STAGE) "build guest programs and initramfs" \
 		$(SH) scripts/guest.sh $(SRC)/$(TESTDIR)
 
-# ---- the suite on each kernel: build/logs/run-KERNEL/results.log
-# No race search on 6.12: it is judged on the patched kernel alone, and on
-# 6.12 it livelocks ocfs2's read path (README).
-RUN = TIMEOUT=$(TIMEOUT) $(STAGE)
+matrix: $(addprefix run-,$(BEFORE) $(AFTER))
+	@$(SH) scripts/matrix.sh '$(FS)' $(BEFORE) $(AFTER)
 
-run-stock-6.12: kernel-stock-6.12 guest
-	@GUEST_ENV=IMMUTABLE_STRESS_SECONDS=0 $(RUN) "suite on Debian's 6.12" \
-		$(SH) scripts/boot.sh stock-6.12 run-stock-6.12 suite '$(FS)'
-
-run-pristine: kernel-pristine guest
-	@GUEST_ENV=IMMUTABLE_STRESS_SECONDS=0 $(RUN) "suite on pristine 6.12 (source)" \
-		$(SH) scripts/boot.sh pristine run-pristine suite '$(FS)'
-
-run-patched: kernel-patched guest
-	@GUEST_ENV=IMMUTABLE_STRESS_SECONDS=$(STRESS) $(RUN) "suite on patched kernel" \
-		$(SH) scripts/boot.sh patched run-patched suite '$(FS)'
-
-# The debug kernel panics on any warning; boot.sh fails the run on any
-# lockdep, KASAN or other report.
-run-debug: kernel-debug guest
-	@GUEST_ENV=IMMUTABLE_STRESS_SECONDS=$(STRESS) APPEND=panic_on_warn=1 \
-		TIMEOUT=$(DEBUG_TIMEOUT) $(STAGE) "suite on debug kernel" \
-		$(SH) scripts/boot.sh debug run-debug suite '$(DEBUG_FS)'
-
-matrix: run-stock-6.12 run-patched
-	@$(SH) scripts/matrix.sh '$(FS)' stock-6.12 patched
-
-# ---- immguard (guard/README.md): a BPF LSM on Debian's own kernels.  Three
-# sides per kernel: stock, stock with the guard, and for 6.12 the patched
-# kernel, all on the guard columns with the same (guard-aware) selftest.
-# Not part of make check (time budget, README).
+# ---- immguard (guard/README.md): a BPF LSM on Debian's own kernels.  Each
+# guarded kernel runs the guard columns without immguard (guard-off-NAME)
+# and with it (guard-on-NAME); the reference (the series) without it
+# (guard-ref-NAME); all with the same, guard-aware, selftest.  Not part of
+# make check (time budget, README).
 GUARD_STRESS ?= 0
 # seconds of guard/race.c (mmap against chattr +i) per column and side
 GUARD_RACE ?= 5
@@ -151,49 +144,41 @@ GUARD_RUN = TIMEOUT=$(TIMEOUT) EXTRA_INITRD=$(BUILD)/guard/guard.cpio $(STAGE)
 GUARD_ENV = IMMUTABLE_STRESS_SECONDS=$(GUARD_STRESS) \
 	IMMUTABLE_RACE_SECONDS=$(GUARD_RACE)
 
-guard: kernel-stock-6.12 guest
+guard: kernel-$(BTF_KERNEL) guest
 	@$(STAGE) "build immguard and its guest layer" \
-		$(SH) scripts/guard.sh $(SRC)/$(TESTDIR) stock-6.12
+		$(SH) scripts/guard.sh $(SRC)/$(TESTDIR) $(BTF_KERNEL)
 
-# the patched kernel, built by make kernel-patched when missing or older
-# than the series or the config it is made of (after tree, which applies
-# the series)
-SERIES_PATCHES = $(filter-out patches/0000-%,$(wildcard patches/[0-9]*.patch))
-$(BUILD)/kernels/patched/bzImage: $(SERIES_PATCHES) config/base.config \
-		config/filesystems | tree
-	@$(MAKE) --no-print-directory kernel-patched
-
-guard-stock-6.1: kernel-stock-6.1 guard
-	@GUEST_ENV='$(GUARD_ENV)' $(GUARD_RUN) "guard columns on Debian's 6.1" \
-		$(SH) scripts/boot.sh stock-6.1 guard-stock-6.1 suite '$(GUARD_FS)'
-
-guard-on-6.1: kernel-stock-6.1 guard
+define guard_rules
+.PHONY: guard-off-$(1) guard-on-$(1)
+guard-off-$(1): kernel-$(1) guard
+	@GUEST_ENV='$(GUARD_ENV)' $(GUARD_RUN) "guard columns on $(1)" \
+		$(SH) scripts/boot.sh $(1) guard-off-$(1) suite '$(GUARD_FS)'
+guard-on-$(1): kernel-$(1) guard
 	@GUEST_ENV='$(GUARD_ENV) IMMUTABLE_REFUSES_MAPPED=1' APPEND='$(GUARD_APPEND)' \
-		$(GUARD_RUN) "guard columns on Debian's 6.1 with immguard" \
-		$(SH) scripts/boot.sh stock-6.1 guard-on-6.1 guard '$(GUARD_FS)'
-
-guard-stock-6.12: kernel-stock-6.12 guard
-	@GUEST_ENV='$(GUARD_ENV)' $(GUARD_RUN) "guard columns on Debian's 6.12" \
-		$(SH) scripts/boot.sh stock-6.12 guard-stock-6.12 suite '$(GUARD_FS)'
-
-guard-on-6.12: kernel-stock-6.12 guard
-	@GUEST_ENV='$(GUARD_ENV) IMMUTABLE_REFUSES_MAPPED=1' APPEND='$(GUARD_APPEND)' \
-		$(GUARD_RUN) "guard columns on Debian's 6.12 with immguard" \
-		$(SH) scripts/boot.sh stock-6.12 guard-on-6.12 guard '$(GUARD_FS)'
-
-guard-patched: $(BUILD)/kernels/patched/bzImage guard
-	@GUEST_ENV='$(GUARD_ENV)' $(GUARD_RUN) "guard columns on the patched kernel" \
-		$(SH) scripts/boot.sh patched guard-patched suite '$(GUARD_FS)'
-
+		$(GUARD_RUN) "guard columns on $(1) with immguard" \
+		$(SH) scripts/boot.sh $(1) guard-on-$(1) guard '$(GUARD_FS)'
+endef
+define guard_ref_rules
+.PHONY: guard-ref-$(1)
+guard-ref-$(1): kernel-$(1) guard
+	@GUEST_ENV='$(GUARD_ENV)' $(GUARD_RUN) "guard columns on $(1), the reference" \
+		$(SH) scripts/boot.sh $(1) guard-ref-$(1) suite '$(GUARD_FS)'
+endef
 # without bpf in lsm=, immguard must refuse to start
-guard-nolsm: kernel-stock-6.1 guard
+define guard_nolsm_rules
+.PHONY: guard-nolsm-$(1)
+guard-nolsm-$(1): kernel-$(1) guard
 	@APPEND='lsm=lockdown,capability,yama,apparmor' TIMEOUT=60 \
 		EXTRA_INITRD=$(BUILD)/guard/guard.cpio $(STAGE) \
-		"immguard on Debian's 6.1 without the BPF LSM" \
-		$(SH) scripts/boot.sh stock-6.1 guard-nolsm guard-nolsm tmpfs
+		"immguard on $(1) without the BPF LSM" \
+		$(SH) scripts/boot.sh $(1) guard-nolsm-$(1) guard-nolsm tmpfs
+endef
+$(foreach k,$(GUARDED),$(eval $(call guard_rules,$(k))))
+$(foreach k,$(GUARD_REF),$(eval $(call guard_ref_rules,$(k))))
+$(foreach k,$(NOLSM),$(eval $(call guard_nolsm_rules,$(k))))
 
-GUARD_WORK = guard-on-6.1 guard-on-6.12 guard-stock-6.1 guard-stock-6.12 \
-	guard-patched guard-nolsm
+GUARD_WORK = $(addprefix guard-on-,$(GUARDED)) $(addprefix guard-off-,$(GUARDED)) \
+	$(addprefix guard-ref-,$(GUARD_REF)) $(addprefix guard-nolsm-,$(NOLSM))
 
 guard-check:
 	@$(MAKE) --no-print-directory -j$(JOBS) guard-check-all
@@ -201,19 +186,16 @@ guard-check:
 guard-check-all: $(GUARD_WORK)
 	@$(SH) scripts/guard-check.sh '$(GUARD_FS)'
 
-# config/expect-guard with a "?" line for every test of the last runs that
-# it lacks (after a rename or split of the selftest)
-guard-expect:
-	@$(SH) scripts/guard-check.sh expect '$(GUARD_FS)'
-
 # ---- the other evidence; each writes its results under build/
-bisect: kernel-patched
+AFTER_FRAGMENTS = $(shell $(KERNEL_ENV) $(SH) scripts/kernels.sh fragments $(AFTER))
+
+bisect: kernel-$(AFTER)
 	@$(STAGE) "compile what each patch touches, after each patch" \
-		$(SH) scripts/bisect.sh objects $(FRAGMENTS)
+		$(SH) scripts/bisect.sh objects $(AFTER_FRAGMENTS)
 
 bisect-full: tree $(BUILD)/config/fs.config
 	@$(STAGE) "build the kernel after each patch" \
-		$(SH) scripts/bisect.sh full $(FRAGMENTS)
+		$(SH) scripts/bisect.sh full $(AFTER_FRAGMENTS)
 
 checkpatch: tree
 	@$(STAGE) "checkpatch.pl --strict" $(SH) scripts/checkpatch.sh
@@ -221,49 +203,60 @@ checkpatch: tree
 rework: tree
 	@$(STAGE) "rework check" $(SH) scripts/check-rework.sh
 
-bench-short: kernel-patched guest
-	@$(STAGE) "benchmarks run (short, patched)" \
-		$(SH) scripts/bench.sh 1 short patched
+bench-short: kernel-$(AFTER) guest
+	@$(STAGE) "benchmarks run (short, $(AFTER))" \
+		$(SH) scripts/bench.sh 1 short $(AFTER)
 
-bench: kernel-pristine kernel-patched guest
+bench: $(addprefix kernel-,$(BENCH) $(AFTER)) guest
 	@$(STAGE) "benchmarks ($(BOOTS) boots per kernel)" \
-		$(SH) scripts/bench.sh $(BOOTS) full pristine patched
+		$(SH) scripts/bench.sh $(BOOTS) full $(BENCH) $(AFTER)
 
-check-crash: kernel-patched guest
+check-crash: kernel-$(AFTER) guest
 	@$(STAGE) "crash consistency ($(CUTS) cuts per column)" \
-		$(SH) scripts/crash.sh $(CUTS) '$(CRASH_FS)'
+		$(SH) scripts/crash.sh $(CUTS) '$(CRASH_FS)' $(AFTER)
 
-check-repeat: kernel-stock-6.12 kernel-patched guest
+check-repeat: $(addprefix kernel-,$(BEFORE) $(AFTER)) guest
 	@$(STAGE) "the suite $(REPEAT) times on each kernel" \
-		$(SH) scripts/repeat.sh $(REPEAT) '$(FS)' $(STRESS) stock-6.12
+		$(SH) scripts/repeat.sh $(REPEAT) '$(FS)' $(STRESS) '$(call list,$(BEFORE))' $(AFTER)
+
+# ---- the judges, on recorded logs (tests/harness/) and by shellcheck:
+# seconds, no QEMU; the first thing make check does
+selfcheck:
+	@$(STAGE) "the judges on recorded logs, and shellcheck" $(SH) scripts/selfcheck.sh
+
+# config/expectations with a "?" line for every test of the last runs
+# that it lacks (after a rename or split of the selftest)
+expect:
+	@$(SH) scripts/expect.sh missing '$(FS)' '$(GUARD_FS)'
 
 # ---- judging.  check and check-full run their work JOBS at a time; the
 # order of the prerequisites is the order work starts in.
-CHECK_WORK = run-stock-6.12 kernel-patched kernel-debug run-patched bisect \
-	checkpatch rework bench-short run-debug
+CHECK_PARTS = patched,expectations,checkpatch,bisect,rework,bench,debug
+CHECK_WORK = $(addprefix run-,$(BEFORE)) $(addprefix kernel-,$(AFTER) $(DEBUG)) \
+	run-$(AFTER) bisect checkpatch rework bench-short $(addprefix run-,$(DEBUG))
 
-check:
+check: selfcheck
 	@$(MAKE) --no-print-directory -j$(JOBS) check-all
 
 check-all: $(CHECK_WORK)
-	@$(SH) scripts/check.sh abcdefg '$(FS)' stock-6.12 '$(DEBUG_FS)'
+	@$(SH) scripts/check.sh $(CHECK_PARTS) '$(FS)' '$(call list,$(BEFORE))' '$(DEBUG_FS)'
 
-check-full:
+check-full: selfcheck
 	@$(MAKE) --no-print-directory -j$(JOBS) check-full-all
 
-check-full-all: run-stock-6.12 kernel-patched kernel-pristine run-patched \
-		run-pristine bisect-full checkpatch rework bench-short
-	@$(MAKE) --no-print-directory run-debug DEBUG_FS='$(DEBUG_FULL_FS)'
-	@$(SH) scripts/check.sh abcdefg '$(FS)' stock-6.12,pristine '$(DEBUG_FULL_FS)'
+check-full-all: $(addprefix run-,$(BEFORE) $(FULL)) $(addprefix kernel-,$(AFTER)) \
+		run-$(AFTER) bisect-full checkpatch rework bench-short
+	@$(MAKE) --no-print-directory $(addprefix run-,$(DEBUG)) DEBUG_FS='$(DEBUG_FULL_FS)'
+	@$(SH) scripts/check.sh $(CHECK_PARTS) '$(FS)' '$(call list,$(BEFORE) $(FULL))' '$(DEBUG_FULL_FS)'
 	@$(MAKE) --no-print-directory check-repeat check-crash
 
 # the debug kernel on every column that runs clean under lockdep
 check-debug:
-	@$(MAKE) --no-print-directory run-debug DEBUG_FS='$(DEBUG_FULL_FS)'
-	@$(SH) scripts/check.sh f '$(FS)' stock-6.12 '$(DEBUG_FULL_FS)'
+	@$(MAKE) --no-print-directory $(addprefix run-,$(DEBUG)) DEBUG_FS='$(DEBUG_FULL_FS)'
+	@$(SH) scripts/check.sh debug '$(FS)' '$(call list,$(BEFORE))' '$(DEBUG_FULL_FS)'
 
-shell: kernel-patched guest
-	@$(SH) scripts/boot.sh patched shell shell '$(FS)'
+shell: kernel-$(AFTER) guest
+	@$(SH) scripts/boot.sh $(AFTER) shell shell '$(FS)'
 
 export:
 	@$(SH) scripts/export.sh

@@ -7,6 +7,7 @@ columns() { awk '{ print $1 }' /run/plan; }
 
 # plan NAME: set kind type dev opts ltype ldev lopts from the plan line
 plan() {
+	# shellcheck disable=SC2046 # the plan line, one field per word
 	set -- $(awk -v n="$1" '$1 == n' /run/plan)
 	[ $# -ge 5 ] || { echo "no plan for $1" >&2; return 1; }
 	kind=$2 type=$3 dev=$4 opts=$5 ltype=${6:--} ldev=${7:--} lopts=${8:--}

@@ -8,6 +8,7 @@
 #   full:    build the whole kernel after each patch (make check-full)
 # Writes build/bisect.tsv: STATUS SECONDS SUBJECT.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 mode=$1

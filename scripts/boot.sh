@@ -14,10 +14,15 @@
 #   them), CUT_DELAY (kill QEMU that many seconds after IMM-MARK),
 #   EXTRA_INITRD (a cpio archive laid over the initramfs: make guard-check)
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 kname=$1 run=$2 workload=$3 fslist=$4
 shift 4
+# what this run was asked, for its rerun script
+q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+boot_args="$(q "$kname") $(q "$run") $(q "$workload") $(q "$fslist")"
+for a; do boot_args="$boot_args $(q "$a")"; done
 kdir=$BUILD/kernels/$kname
 dir=$LOGS/$run
 fs() { sh "$TOP/scripts/fs.sh" "$@"; }
@@ -53,7 +58,7 @@ make_image() {
 # at the top of memory.
 letters=abcdefghijklmnopqrstuvwxyz
 nblk=0 npmem=0 mem=$((${MEM:-1024} + 128)) pmem_at=${MEM:-1024}
-drives= loaders= memmap= plan=
+drives='' loaders='' memmap='' plan=
 # attach COLUMN: prints the guest device of a fresh image of COLUMN
 attach() {
 	case $(fs get "$1" kind) in
@@ -109,6 +114,7 @@ cp "$dir/initrd/run/plan" "$dir/plan"
 # the kernel unpacks concatenated archives in order
 mods=
 [ -f "$kdir/modules.cpio" ] && mods=$kdir/modules.cpio
+# shellcheck disable=SC2086 # each is one path or nothing
 cat "$BUILD/initramfs.cpio" $mods ${EXTRA_INITRD:-} "$dir/run.cpio" >"$dir/initrd.cpio"
 rm -rf "$dir/initrd" "$dir/run.cpio"
 
@@ -131,6 +137,35 @@ set -- qemu-system-x86_64 -accel "${ACCEL:-tcg}" $icount -smp "${SMP:-2}" \
 	-kernel "$kdir/bzImage" -initrd "$dir/initrd.cpio" -append "$append" \
 	$drives $loaders
 
+# The rerun script: the run again from fresh images, as make ran it, or
+# QEMU alone on this run's initramfs and the images as the run left them.
+# shellcheck disable=SC2016,SC2094 # the script's own text; $dir is named, not read
+{
+	echo '#!/bin/sh'
+	echo "# Rerun $run: $kname, $workload on $fslist."
+	case $run in
+	run-* | guard-*) echo "# made by: make $run" ;;
+	bench-*) echo "# made by: make bench or make bench-short" ;;
+	repeat-*) echo "# made by: make check-repeat" ;;
+	crash-*) echo "# made by: make check-crash" ;;
+	esac
+	echo "#   sh $(q "$dir/rerun.sh")        the run again, fresh images (scripts/boot.sh)"
+	echo "#   sh $(q "$dir/rerun.sh") qemu   QEMU alone on this run's initrd and images"
+	echo "cd $(q "$TOP") || exit 1"
+	echo 'if [ "${1:-}" = qemu ]; then'
+	printf '\texec'
+	for a; do printf ' %s' "$(q "$a")"; done
+	printf ' -monitor none -serial stdio -serial %s\n' "$(q "file:$dir/rerun-results.log")"
+	echo 'fi'
+	printf 'exec env BUILD=%s' "$(q "$BUILD")"
+	for v in TIMEOUT APPEND GUEST_ENV ACCEL SMP MEM ICOUNT CACHE IMAGES KEEP_IMAGES CUT_DELAY EXTRA_INITRD; do
+		eval "val=\${$v-}"
+		# shellcheck disable=SC2154
+		[ -z "$val" ] || printf ' %s=%s' "$v" "$(q "$val")"
+	done
+	printf ' sh scripts/boot.sh %s\n' "$boot_args"
+} >"$dir/rerun.sh"
+
 if [ "$workload" = shell ]; then
 	"$@" -serial mon:stdio -serial file:"$dir/results.log"
 	exit 0
@@ -148,11 +183,11 @@ if [ -n "${CUT_DELAY:-}" ]; then
 			[ $n -lt 3000 ] || exit 0
 		done
 		sleep "$CUT_DELAY"
-		pkill -KILL -f "file:$dir/console.log"
+		kill -KILL "$(cat "$dir/qemu.pid")"
 	) &
 fi
 rc=0
-{ timeout -k 5 "$tmo" "$@" -monitor none -serial file:"$dir/console.log" \
+{ timeout -k 5 "$tmo" "$@" -pidfile "$dir/qemu.pid" -monitor none -serial file:"$dir/console.log" \
 	-serial stdio </dev/null || echo $? >"$dir/qemu.rc"; } |
 	tee "$dir/results.log" |
 	awk '/^IMM-(FS-END|BENCH-FAILED|CRASH|MODPROBE|MOUNT)|^# [0-9]+ toggles/ { print "   " $0; fflush() }'
@@ -169,10 +204,4 @@ if [ -n "${CUT_DELAY:-}" ] && grep -q '^IMM-MARK' "$dir/results.log"; then
 	[ "$rc" = 137 ] || fail "the guest ended before the cut (status $rc)"
 	exit 0
 fi
-[ "$rc" = 124 ] || [ "$rc" = 137 ] &&
-	fail "QEMU timed out after ${tmo}s (TIMEOUT=${TIMEOUT:-150} s per column); the guest hung or is too slow"
-[ "$rc" = 0 ] || fail "QEMU exited with status $rc"
-bad=$(grep -n -m1 -E 'Kernel panic|Oops|BUG:|WARNING:|INFO: task .* blocked|soft lockup|general protection fault|KASAN:|UBSAN:|possible circular locking|possible recursive locking|inconsistent lock state|Call Trace:' "$dir/console.log" || true)
-[ -z "$bad" ] || fail "the kernel reported a problem: $bad"
-grep -q '^IMM-DONE rc=0' "$dir/results.log" ||
-	fail "the guest did not finish its workload ($(grep -m1 '^IMM-DONE' "$dir/results.log" || echo 'no IMM-DONE'))"
+why=$(sh "$TOP/scripts/run-verdict.sh" "$dir" "${tmo}s (TIMEOUT=${TIMEOUT:-150} s per column)") || fail "$why"

@@ -13,6 +13,7 @@
 # is not excused.
 # Usage: check-rework.sh
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 src=${SRC:-$BUILD/src}
@@ -36,6 +37,7 @@ blamed() {
 		awk '/^[0-9a-f]+ [0-9]+ [0-9]+/ && length($1) == 40 { print $1 }'
 }
 
+# shellcheck disable=SC2094 # $names is read, $out.tmp written
 while read -r c name; do
 	# removed line ranges of this commit: FILE START COUNT
 	g diff -U0 --no-renames "$c^" "$c" | awk '

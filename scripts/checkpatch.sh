@@ -4,6 +4,7 @@
 # Writes build/checkpatch.tsv (STATUS PATCH IGNORED) and the findings to
 # build/logs/checkpatch.log.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 exc=$TOP/patches/checkpatch-exceptions

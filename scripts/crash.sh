@@ -5,6 +5,7 @@
 # found immutable holds exactly what it held when the ioctl returned.
 # Usage: crash.sh CUTS FSLIST [KERNEL]
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 cuts=$1
@@ -18,7 +19,7 @@ for fs in $(echo "$fslist" | tr , ' '); do
 	while [ $i -le "$cuts" ]; do
 		delay=$(awk -v s="$i$$" 'BEGIN { srand(s); printf "%.2f", rand() * 4 }')
 		run=crash-$fs-$i
-		IMAGES=crash-$fs CUT_DELAY=$delay KEEP_IMAGES= \
+		IMAGES=crash-$fs CUT_DELAY=$delay KEEP_IMAGES='' \
 			sh "$(dirname "$0")/boot.sh" "$kernel" "$run-w" crash "$fs" write >/dev/null ||
 			die "cut $i on $fs failed; see $LOGS/$run-w/"
 		mark=$(awk '/^IMM-MARK/ { print $2 }' "$LOGS/$run-w/results.log")

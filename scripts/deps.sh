@@ -4,6 +4,7 @@
 # linux-source-6.12 at the version asked for.
 # Usage: deps.sh DEBIAN_VERSION_OF_linux-source-6.12
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 want=$1

@@ -2,6 +2,7 @@
 # Write the series in build/src back to patches/ (git format-patch), keeping
 # the cover letter, which lives in the branch description of build/src.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 src=$BUILD/src
@@ -23,6 +24,8 @@ git -C "$src" format-patch -q --cover-letter --cover-from-description=subject \
 rm -f "$TOP"/patches/*.patch
 mv "$tmp"/*.patch "$TOP"/patches/
 rmdir "$tmp"
+# shellcheck disable=SC2010 # patch names are the series' own
 ls "$TOP"/patches/*.patch | grep -v /0000- | xargs cat | sha256sum | cut -c1-16 >"$src/.git/series-id"
 git -C "$src" rev-parse HEAD >"$src/.git/series-head"
+# shellcheck disable=SC2010
 echo "exported $(ls "$TOP"/patches/[0-9]*.patch | grep -vc /0000-) patches and the cover letter to patches/"

@@ -20,9 +20,17 @@ rows() {
 		{
 			for (i = 1; i <= NF; i++) { gsub(/^[ \t]+|[ \t]+$/, "", $i) }
 			if (NF != 10) { printf "config/filesystems: %d fields in the line of %s, want 10\n", NF, $1 > "/dev/stderr"; exit 1 }
+			if ($2 !~ /^(block|pmem|tmpfs|stacked)$/) { printf "config/filesystems: %s: unknown kind %s (block, pmem, tmpfs, stacked)\n", $1, $2 > "/dev/stderr"; exit 1 }
+			if ($2 == "stacked" && $5 !~ /^on [a-z0-9-]+$/) { printf "config/filesystems: %s: a stacked column is made \"on COLUMN\"\n", $1 > "/dev/stderr"; exit 1 }
+			n = split($10, g, ",")
+			for (i = 1; i <= n; i++) if (g[i] !~ /^(matrix|debug|debug-full|crash|bench|guard)$/) { printf "config/filesystems: %s: unknown group %s (matrix, debug, debug-full, crash, bench, guard)\n", $1, g[i] > "/dev/stderr"; exit 1 }
 			out = $1; for (i = 2; i <= NF; i++) out = out "\t" $i; print out
 		}' "$TABLE"
 }
+
+# checked once: a bad line stops every question
+ROWS=$(rows) || exit 2
+rows() { printf '%s\n' "$ROWS"; }
 
 field_no() {
 	case $1 in
@@ -67,6 +75,6 @@ packages) rows | cut -f8 | grep -vx -- - | sort -u | xargs ;;
 check)
 	for c in $(echo "$1" | tr , ' '); do get "$c" name >/dev/null; done ;;
 *)
-	sed -n '2,12p' "$0" >&2
+	awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2
 	exit 2 ;;
 esac

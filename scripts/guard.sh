@@ -1,10 +1,10 @@
 #!/bin/sh
 # Build immguard and the guest layer that runs it (make guard).
-#   - the kernel's BTF: extracted from Debian's 6.12 image
-#     (build/kernels/stock-6.12/vmlinux.btf); the objects are CO-RE and
-#     load on 6.1 as well;
+#   - the kernel's BTF: extracted from the first guarded Debian image of
+#     config/kernels (build/kernels/NAME/vmlinux.btf); the objects are
+#     CO-RE and load on Debian's other kernels as well;
 #   - guard/ built into build/guard (BPF objects, skeletons, the static
-#     daemon);
+#     loader);
 #   - the selftest with guard/selftest-guard.patch, built from a copy in
 #     build/guard/tree unless the series has taken the patch already;
 #   - build/guard/guard.cpio: /bin/immguard, the guest workload
@@ -13,6 +13,7 @@
 #     test programs.
 # Usage: guard.sh SELFTEST_DIR BTF_KERNEL
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 testdir=$1 kname=$2

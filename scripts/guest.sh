@@ -4,6 +4,7 @@
 # own kselftest Makefile) and the benchmark and crash programs.
 # Usage: guest.sh SELFTEST_DIR
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 dir=$1

@@ -7,6 +7,7 @@
 # OBJDIR is relative to SRCDIR, so that ccache hits across the pristine,
 # patched and bisect trees.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 name=$1
@@ -24,7 +25,7 @@ obj=$srcdir/$objname
 log=$LOGS/build-$name.log
 mkdir -p "$obj"
 
-export CCACHE_NOHASHDIR=1 CCACHE_BASEDIR=$BUILD
+export CCACHE_NOHASHDIR=1 CCACHE_BASEDIR="$BUILD"
 export KBUILD_BUILD_TIMESTAMP="2024-01-01" KBUILD_BUILD_USER=harness \
 	KBUILD_BUILD_HOST=qemu
 kmake() {

@@ -6,6 +6,7 @@
 # Usage: matrix.sh FSLIST KERNEL[=RUN]...
 # Exit status: non-zero when the last kernel fails or misses anything.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 fslist=$1
@@ -61,4 +62,4 @@ awk -F'\t' -v fslist="$fslist" -v kernels="$kernels" -v md="$BUILD/matrix.md" '
 	}
 ' "$BUILD/results.tsv" && rc=0 || rc=$?
 echo "matrix written to ${BUILD#"$TOP"/}/matrix.md; results in ${BUILD#"$TOP"/}/results.tsv"
-exit $rc
+exit "$rc"

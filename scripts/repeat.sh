@@ -1,41 +1,56 @@
 #!/bin/sh
 # Boot each kernel RUNS times and fail when a test changes its verdict
 # between runs on the same kernel and filesystem.  "fix" and "keep" tests
-# (config/expectations) must be stable on both kernels; a "search" for
-# races, whose outcome on 6.12 depends on timing, must pass on every
-# patched run and is only reported for 6.12.
-# Usage: repeat.sh RUNS FSLIST STRESS BEFORE   (BEFORE: the 6.12 kernel)
+# (config/expectations) must be stable on every kernel; a "search" for
+# races, whose outcome on a before kernel depends on timing, must pass on
+# every run of the series and is only reported for the others.
+# Usage: repeat.sh RUNS FSLIST STRESS BEFORE AFTER
+#        repeat.sh judge RUNS FSLIST BEFORE AFTER
+#   BEFORE: the before kernels, comma separated; AFTER: the series; judge:
+#   boot nothing, compare the runs that build/logs holds
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
+judge_only=
+[ "$1" = judge ] && { judge_only=1; shift; set -- "$1" "$2" 0 "$3" "$4"; }
 runs=$1
 fslist=$2
 stress=$3
 before=$4
+after=$5
 out=$BUILD/repeat.tsv
 kernels=
 
 i=1
+[ -z "$judge_only" ] || i=$((runs + 1))
 while [ "$i" -le "$runs" ]; do
-	for k in "$before" patched; do
+	for k in $(echo "$before" | tr , ' ') "$after"; do
 		echo "   run $i of $runs: $k"
-		# no race search on 6.12: it livelocks ocfs2 there (README)
+		# no race search on a before kernel: it livelocks ocfs2 on 6.12
+		# (README)
 		s=$stress
-		[ "$k" = patched ] || s=0
+		[ "$k" = "$after" ] || s=0
 		GUEST_ENV="IMMUTABLE_STRESS_SECONDS=$s" \
 			sh "$(dirname "$0")/boot.sh" "$k" "repeat-$k-$i" suite "$fslist" ||
 			die "run $i of $k failed (see above)"
-		kernels="$kernels $k-$i=repeat-$k-$i"
+	done
+	i=$((i + 1))
+done
+i=1
+while [ "$i" -le "$runs" ]; do
+	for k in $(echo "$before" | tr , ' ') "$after"; do
+		kernels="$kernels $k@$i=repeat-$k-$i"
 	done
 	i=$((i + 1))
 done
 
 # shellcheck disable=SC2086
 sh "$(dirname "$0")/results.sh" "$fslist" $kernels |
-	sed 's/^\([a-z0-9.-]*\)-\([0-9]*\)\t/\1\t\2\t/' >"$out"
+	sed 's/^\([^@\t]*\)@\([0-9]*\)\t/\1\t\2\t/' >"$out"
 
-search=$(awk '$2 == "search" { printf "%s,", $1 }' "$TOP/config/expectations")
-awk -F'\t' -v runs="$runs" -v search=",$search" '
+search=$(sh "$TOP/scripts/expect.sh" table | awk -F'\t' '$2 == "search" { printf "%s,", $1 }')
+awk -F'\t' -v runs="$runs" -v search=",$search" -v after="$after" '
 	# kernel run fs test status
 	$5 == "n/a" { next }
 	$5 == "missing" { missing = missing " " $1 "-" $2 ":" $3; next }
@@ -45,7 +60,7 @@ awk -F'\t' -v runs="$runs" -v search=",$search" '
 		else if ($5 != first[key]) changed[key] = 1
 		seen[key] = seen[key] " " $5
 		cnt[key]++
-		if ($1 == "patched" && index(search, "," $4 ",") && $5 == "FAIL") sfail[key] = 1
+		if ($1 == after && index(search, "," $4 ",") && $5 == "FAIL") sfail[key] = 1
 		tests[$1 SUBSEP $3]++
 	}
 	END {
@@ -58,8 +73,8 @@ awk -F'\t' -v runs="$runs" -v search=",$search" '
 				bad = 1
 			}
 			if (!(key in changed)) continue
-			if (index(search, "," f[3] ",") && f[1] != "patched") {
-				printf "   note: %s %s %s:%s (a search, not judged on 6.12)\n", f[1], f[2], f[3], seen[key]
+			if (index(search, "," f[3] ",") && f[1] != after) {
+				printf "   note: %s %s %s:%s (a search, judged on %s alone)\n", f[1], f[2], f[3], seen[key], after
 				continue
 			}
 			printf "   CHANGED %s %s %s:%s\n", f[1], f[2], f[3], seen[key]
@@ -67,7 +82,7 @@ awk -F'\t' -v runs="$runs" -v search=",$search" '
 		}
 		for (key in sfail) {
 			split(key, f, SUBSEP)
-			printf "   stress found a change on patched %s\n", f[2]
+			printf "   stress found a change on %s %s\n", after, f[2]
 			bad = 1
 		}
 		if (missing != "") { printf "   incomplete runs:%s\n", missing; bad = 1 }

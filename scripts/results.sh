@@ -7,6 +7,7 @@
 # Env: REFUSED=1 reports a test that skipped because its chattr was refused
 #   on a mapped file (immguard; tmpfs) as "refused" rather than "skip".
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 fslist=$1

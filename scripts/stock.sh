@@ -6,12 +6,14 @@
 #   NAME: build/kernels/NAME; SYMBOLS_FILE: config symbols, one per line,
 #   whose modules the guest loads
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 name=$1 pkg=$2 version=$3 syms=$4
 dir=$BUILD/kernels/$name
 debs=$BUILD/debs
 mkdir -p "$debs"
+# shellcheck disable=SC2010 # Debian's package file names
 deb=$(ls "$debs/${pkg}_"*.deb 2>/dev/null | grep -F "_$(echo "$version" | sed 's/:/%3a/')_" || true)
 if [ -z "$deb" ]; then
 	fetch() { (cd "$debs" && apt-get download "$pkg=$version") >"$LOGS/download-$name.log" 2>&1; }
@@ -23,9 +25,9 @@ if [ -z "$deb" ]; then
 			cat "$LOGS/download-$name.log" >&2
 			echo "Debian's archive has no $pkg=$version; it has:" >&2
 			abi=$(echo "$pkg" | sed 's/^linux-image-\([0-9]*\.[0-9]*\).*/\1/')
-			apt-cache search --names-only "^linux-image-$abi[.-].*-amd64-unsigned\$" |
+			apt-cache search --names-only "^linux-image-${abi}[.-].*-amd64-unsigned\$" |
 				awk '{ print "   " $1 }' >&2
-			for p in $(apt-cache search --names-only "^linux-image-$abi[.-].*-amd64-unsigned\$" | awk '{ print $1 }'); do
+			for p in $(apt-cache search --names-only "^linux-image-${abi}[.-].*-amd64-unsigned\$" | awk '{ print $1 }'); do
 				apt-cache madison "$p" | awk -F'|' -v p="$p" '{ gsub(/ /, "", $2); print "   " p "=" $2 }'
 			done | sort -u >&2
 			die "pick one in versions.mk (the package and its version)"
@@ -47,9 +49,11 @@ all=$dir/root/lib/modules/$kver
 # The modules of the symbols that this kernel builds as modules: the
 # objects that kbuild links for them (obj-$(CONFIG_X) += name.o).
 mods=
+# shellcheck disable=SC2013 # one symbol per line
 for sym in $(sort -u "$syms"); do
 	grep -q "^CONFIG_$sym=m$" "$dir/config" || continue
 	# kbuild lines, continuations joined: obj-$(CONFIG_X) += a.o b.o
+	# shellcheck disable=SC2016,SC2020 # an awk program; tr maps characters
 	m=$(git -C "$BUILD/src" ls-files -- '*Makefile' '*Kbuild' |
 		(cd "$BUILD/src" && xargs awk -v s="CONFIG_$sym" '
 			{ line = line $0 }
@@ -64,6 +68,7 @@ done
 # none); modules decompressed, so that busybox loads them.
 find "$all" -name '*.ko.xz' -exec xz -d {} +
 busybox depmod -b "$dir/root" "$kver" || die "depmod failed for $kver"
+# shellcheck disable=SC2020 # tr maps characters
 sel=$(for m in $mods; do
 	awk -F: -v m="$m" '{ n = $1; sub(/.*\//, "", n); sub(/\.ko$/, "", n); gsub(/-/, "_", n) } n == m' \
 		"$all/modules.dep" | tr ': ' '\n\n'

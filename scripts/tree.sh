@@ -3,6 +3,7 @@
 # top, and build/pristine a worktree of the untouched source.
 # Usage: tree.sh DEBIAN_VERSION
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 want=$1
@@ -10,6 +11,7 @@ tarball=/usr/src/linux-source-6.12.tar.xz
 src=$BUILD/src
 git_src() { git -C "$src" "$@"; }
 
+# shellcheck disable=SC2010 # patch names are the series' own
 series() { ls "$TOP"/patches/[0-9]*.patch 2>/dev/null | grep -v /0000- || true; }
 series_id() { series | xargs cat 2>/dev/null | sha256sum | cut -c1-16; }
 
