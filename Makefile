@@ -221,7 +221,7 @@ check-repeat: $(addprefix kernel-,$(BEFORE) $(AFTER)) guest
 
 # ---- the judges, on recorded logs (tests/harness/) and by shellcheck:
 # seconds, no QEMU; the first thing make check does
-selfcheck:
+selfcheck: deps
 	@$(STAGE) "the judges on recorded logs, and shellcheck" $(SH) scripts/selfcheck.sh
 
 # config/expectations with a "?" line for every test of the last runs

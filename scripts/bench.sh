@@ -42,11 +42,11 @@ done
 base=$1
 for series; do :; done
 sort -t"$(printf '\t')" -k3,3 -k1,1 -k4,4g "$out" | awk -F'\t' -v base="$base" -v series="$series" '
-	{ key = $3 SUBSEP $1; v[key, ++n[key]] = $4; unit[$3] = $5; names[$3] = 1 }
+	{ key = $3 SUBSEP $1; v[key, ++n[key]] = $4; unit[$3] = $5; if (!($3 in names)) { names[$3] = 1; order[++nn] = $3 } }
 	function med(key,   c) { c = n[key]; return c % 2 ? v[key, (c + 1) / 2] : (v[key, c / 2] + v[key, c / 2 + 1]) / 2 }
 	END {
 		printf "%-22s %-8s %12s %12s %12s  %s\n", "benchmark", "kernel", "median", "min", "max", "unit"
-		for (name in names) for (kk = 1; kk <= 2; kk++) {
+		for (j = 1; j <= nn && (name = order[j]) != ""; j++) for (kk = 1; kk <= 2; kk++) {
 			k = kk == 1 ? base : series; key = name SUBSEP k
 			if (kk == 2 && series == base) continue
 			if (!n[key]) continue
@@ -54,9 +54,9 @@ sort -t"$(printf '\t')" -k3,3 -k1,1 -k4,4g "$out" | awk -F'\t' -v base="$base" -
 			printf "%-22s %-8s %12.1f %12.1f %12.1f  %s\n", name, k, m[name, k], v[key, 1], v[key, n[key]], unit[name]
 		}
 		print ""
-		for (name in names) if (name ~ /^(pwrite|fault)/ && series != base && m[name, base] > 0)
+		for (j = 1; j <= nn && (name = order[j]) != ""; j++) if (name ~ /^(pwrite|fault)/ && series != base && m[name, base] > 0)
 			printf "ratio %s/%s %-16s %.4f\n", series, base, name, m[name, series] / m[name, base]
-		for (name in names) if (name ~ /^chattr-reader/) {
+		for (j = 1; j <= nn && (name = order[j]) != ""; j++) if (name ~ /^chattr-reader/) {
 			f = name; sub(/^chattr-reader/, "chattr-alone", f)
 			for (kk = 1; kk <= 2; kk++) {
 				k = kk == 1 ? base : series
@@ -64,7 +64,7 @@ sort -t"$(printf '\t')" -k3,3 -k1,1 -k4,4g "$out" | awk -F'\t' -v base="$base" -
 					printf "ratio reader/alone %-8s %-16s %.3f\n", k, name, m[name, k] / m[f, k]
 			}
 		}
-		for (name in names) if (name ~ /^chattr[0-9]/) {
+		for (j = 1; j <= nn && (name = order[j]) != ""; j++) if (name ~ /^chattr[0-9]/) {
 			f = name; sub(/^chattr/, "fsync", f)
 			for (kk = 1; kk <= 2; kk++) {
 				k = kk == 1 ? base : series
@@ -73,4 +73,4 @@ sort -t"$(printf '\t')" -k3,3 -k1,1 -k4,4g "$out" | awk -F'\t' -v base="$base" -
 			}
 		}
 	}' | tee "$BUILD/bench-$size.txt"
-echo "raw results: ${out#"$TOP"/}, summary: build/bench-$size.txt"
+echo "raw results: ${out#"$TOP"/}, summary: ${BUILD#"$TOP"/}/bench-$size.txt"

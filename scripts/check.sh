@@ -43,7 +43,7 @@ if want patched; then
 	echo "==> patched: the series ($after) passes on every column"
 	for fs in $(echo "$fslist" | tr , ' '); do
 		n=$(awk -F'\t' -v k="$after" -v f="$fs" '$1 == k && $2 == f && $3 != "-"' "$res" | wc -l)
-		bad=$(awk -F'\t' -v k="$after" -v f="$fs" '$1 == k && $2 == f && ($4 == "FAIL" || $4 == "missing" || $4 == "n/a") { print $3 }' "$res" | xargs)
+		bad=$(awk -F'\t' -v k="$after" -v f="$fs" '$1 == k && $2 == f && ($4 == "FAIL" || $4 == "missing" || $4 == "n/a") { print ($3 == "-" ? "(the column " ($4 == "n/a" ? "cannot run" : "did not finish") ")" : $3) }' "$res" | xargs)
 		if [ "$n" -gt 0 ] && [ -z "$bad" ]; then
 			ok "$after $fs: $n tests, none failed"
 		else

@@ -10,7 +10,7 @@ set -eu
 want=$1
 pkgs="qemu-system-x86 busybox-static build-essential flex bison bc libelf-dev
 libssl-dev cpio ccache xz-utils git perl python3 python3-ply python3-git
-clang llvm libbpf-dev bpftool zlib1g-dev patch
+clang llvm libbpf-dev bpftool zlib1g-dev patch shellcheck
 $(sh "$(dirname "$0")/fs.sh" packages)"
 
 have_version() {

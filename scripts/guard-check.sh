@@ -208,7 +208,7 @@ for t in $tests; do
 	[ "$(kind "$t")" = fix ] || continue
 	case $(verdict "$t") in pass | refused) ;; *) continue ;; esac
 	f=$(cells "$off" "$t" FAIL)
-	if [ -n "$f" ]; then ok "$t: fails without the guard on $(echo "$f" | wc -w) cells (e.g. $(echo "$f" | cut -d' ' -f1))"; else nok "$t: passes without the guard ($off) on every guard column: proves nothing here"; fi
+	if [ -n "$f" ]; then ok "$t: fails without the guard on $(echo "$f" | wc -w) cell(s) (e.g. $(echo "$f" | cut -d' ' -f1))"; else nok "$t: passes without the guard ($off) on every guard column: proves nothing here"; fi
 done
 
 echo "==> (6) the reference passes"

@@ -14,7 +14,7 @@ case $rc in
 124 | 137) echo "QEMU timed out after $tmo; the guest hung or is too slow"; exit 1 ;;
 *) echo "QEMU exited with status $rc"; exit 1 ;;
 esac
-bad=$(grep -n -m1 -E 'Kernel panic|Oops|BUG:|WARNING:|INFO: task .* blocked|soft lockup|general protection fault|KASAN:|UBSAN:|possible circular locking|possible recursive locking|inconsistent lock state|Call Trace:' "$dir/console.log" || true)
+bad=$(tr -d '\r' <"$dir/console.log" | grep -n -m1 -E 'Kernel panic|Oops|BUG:|WARNING:|INFO: task .* blocked|soft lockup|general protection fault|KASAN:|UBSAN:|possible circular locking|possible recursive locking|inconsistent lock state|Call Trace:' || true)
 [ -z "$bad" ] || { echo "the kernel reported a problem: $bad"; exit 1; }
 grep -q '^IMM-DONE rc=0' "$dir/results.log" 2>/dev/null ||
 	{ echo "the guest did not finish its workload ($(grep -m1 '^IMM-DONE' "$dir/results.log" 2>/dev/null || echo 'no IMM-DONE'))"; exit 1; }
