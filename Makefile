@@ -84,6 +84,8 @@ GUARDED   := $(call kernels,guard)
 GUARD_REF := $(call kernels,guard-ref)
 NOLSM     := $(call kernels,nolsm)
 BENCH     := $(call kernels,bench)
+SYSTEM_BEFORE := $(call kernels,system-before)
+SYSTEM_AFTER  := $(call kernels,system-after)
 # the BTF that immguard's CO-RE objects are built against: the first
 # guarded Debian kernel's
 BTF_KERNEL = $(firstword $(GUARDED))
@@ -106,20 +108,25 @@ FORCE:
 # The debug kernel panics on any warning; boot.sh fails the run on any
 # lockdep, KASAN or other report.
 define kernel_rules
-.PHONY: kernel-$(1) run-$(1)
+.PHONY: kernel-$(1)
 kernel-$(1): tree $(BUILD)/config/fs.config $(BUILD)/config/fs-debug.config
-	@$(KERNEL_ENV) $(STAGE) "kernel $(1) ($(shell $(SH) scripts/kernels.sh get $(1) kind))" \
+	@$$(KERNEL_ENV) $(STAGE) "kernel $(1) ($(shell $(SH) scripts/kernels.sh get $(1) kind))" \
 		$(SH) scripts/kernels.sh build $(1)
+endef
+define run_rules
+.PHONY: run-$(1)
 run-$(1): kernel-$(1) guest
 	@GUEST_ENV=IMMUTABLE_STRESS_SECONDS=$(if $(filter series,$(shell $(SH) scripts/kernels.sh get $(1) kind)),$(STRESS),0) \
 		$(if $(filter $(1),$(DEBUG)),APPEND=panic_on_warn=1 TIMEOUT=$(DEBUG_TIMEOUT),TIMEOUT=$(TIMEOUT)) \
 		$(STAGE) "suite on $(1)" \
 		$(SH) scripts/boot.sh $(1) run-$(1) suite '$(if $(filter $(1),$(DEBUG)),$(DEBUG_FS),$(FS))'
 endef
+DEB_KERNELS := $(foreach k,$(KERNELS),$(if $(filter deb,$(shell $(SH) scripts/kernels.sh get $(k) kind)),$(k)))
 $(foreach k,$(KERNELS),$(eval $(call kernel_rules,$(k))))
+$(foreach k,$(filter-out $(DEB_KERNELS),$(KERNELS)),$(eval $(call run_rules,$(k))))
 
 # a kernel that config/kernels does not name
-kernel-% run-% guard-off-% guard-on-% guard-ref-% guard-nolsm-%:
+kernel-% run-% guard-off-% guard-on-% guard-ref-% guard-nolsm-% system-run-%:
 	@echo "no kernel $* in config/kernels; the kernels are: $(KERNELS)" >&2; exit 2
 
 guest: tree
@@ -185,6 +192,48 @@ guard-check:
 
 guard-check-all: $(GUARD_WORK)
 	@$(SH) scripts/guard-check.sh '$(GUARD_FS)'
+
+# ---- Debian systems (make check-system): each system kernel's package
+# installed by dpkg in a Debian 12 root filesystem (mmdebstrap), booted
+# with systemd; the scenarios of guest/system on files that journald,
+# SQLite and a logging daemon hold.  A trimmed deb keeps the modules the
+# system-before kernel's system loads.  Not part of make check (time).
+SYSTEM_TIMEOUT ?= 900
+LSMOD = $(BUILD)/system/lsmod
+
+.PHONY: deb check-system system-base
+deb: $(addprefix kernel-,$(DEB_KERNELS))
+
+system-base: deps
+	@$(STAGE) "Debian 12 root filesystem (mmdebstrap)" $(SH) scripts/system.sh base
+
+$(LSMOD):
+	@[ -f $(BUILD)/logs/system-$(firstword $(SYSTEM_BEFORE))/results.log ] || \
+		$(MAKE) --no-print-directory system-run-$(firstword $(SYSTEM_BEFORE))
+	@mkdir -p $(@D)
+	@sed -n 's/^IMM-LSMOD //p' $(BUILD)/logs/system-$(firstword $(SYSTEM_BEFORE))/results.log \
+		| awk '{ print $$1, 0, 0, "-", "Live", "0x0" }' >$@.tmp
+	@test -s $@.tmp || { echo "no module list in build/logs/system-$(firstword $(SYSTEM_BEFORE))" >&2; exit 1; }
+	@mv $@.tmp $@
+
+define system_rules
+.PHONY: system-$(1) system-run-$(1)
+system-$(1): kernel-$(1) guest system-base
+	@$(STAGE) "Debian system with $(1)" \
+		$(SH) scripts/system.sh image $(1) "$$$$($(SH) scripts/kernels.sh package $(1))"
+system-run-$(1): system-$(1)
+	@TIMEOUT=$(SYSTEM_TIMEOUT) $(STAGE) "scenarios on the Debian system with $(1)" \
+		$(SH) scripts/system.sh boot $(1) system-$(1)
+endef
+$(foreach k,$(SYSTEM_BEFORE) $(SYSTEM_AFTER),$(eval $(call system_rules,$(k))))
+$(foreach k,$(DEB_KERNELS),$(eval kernel-$(k): $(LSMOD)))
+$(foreach k,$(DEB_KERNELS),$(eval kernel-$(k): KERNEL_ENV += LSMOD=$(LSMOD)))
+
+check-system:
+	@$(MAKE) --no-print-directory -j$(JOBS) check-system-all
+
+check-system-all: $(addprefix system-run-,$(SYSTEM_BEFORE) $(SYSTEM_AFTER))
+	@$(SH) scripts/system-check.sh
 
 # ---- the other evidence; each writes its results under build/
 AFTER_FRAGMENTS = $(shell $(KERNEL_ENV) $(SH) scripts/kernels.sh fragments $(AFTER))

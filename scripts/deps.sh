@@ -11,6 +11,7 @@ want=$1
 pkgs="qemu-system-x86 busybox-static build-essential flex bison bc libelf-dev
 libssl-dev cpio ccache xz-utils git perl python3 python3-ply python3-git
 clang llvm libbpf-dev bpftool zlib1g-dev patch shellcheck
+mmdebstrap libsqlite3-dev debhelper dpkg-dev kmod rsync
 $(sh "$(dirname "$0")/fs.sh" packages)"
 
 have_version() {

@@ -5,8 +5,11 @@
 #   expect.sh table            TEST KIND GUARD EXCEPTIONS, tab separated,
 #                              every line checked (EXCEPTIONS: KERNEL:COLUMN=
 #                              VERDICT, space separated, or -)
-#   expect.sh tests [suite]    the tests (suite: those make check runs,
-#                              without guard/'s own)
+#   expect.sh tests [suite|guard|system]
+#                              the tests (suite: the selftest's, which make
+#                              check runs; guard: those make guard-check
+#                              runs, the selftest's and guard/'s own;
+#                              system: make check-system's scenarios)
 #   expect.sh kind TEST        fix, keep or search
 #   expect.sh guard TEST       pass, refused or open
 #   expect.sh missing FSLIST GUARD_FSLIST
@@ -24,7 +27,8 @@ table() {
 			sub(/[ \t]*#.*/, "")
 			if (NF < 3) bad("want TEST KIND GUARD [KERNEL:COLUMN=VERDICT ...]")
 			if ($2 !~ /^(fix|keep|search)$/) bad("unknown kind " $2 " (fix, keep, search)")
-			if ($3 !~ /^(pass|refused|open)$/) bad("unknown guard verdict " $3 " (pass, refused, open)")
+			if ($3 !~ /^(pass|refused|open|-)$/) bad("unknown guard verdict " $3 " (pass, refused, open, -)")
+			if (($1 ~ /^system\./) != ($3 == "-")) bad("GUARD is - for the scenarios of make check-system (system.*) and only for them")
 			if (seen[$1]++) bad("two lines")
 			x = ""
 			for (i = 4; i <= NF; i++) {
@@ -47,7 +51,12 @@ cmd=${1:-}
 [ $# -gt 0 ] && shift
 case $cmd in
 table) table ;;
-tests) table | awk -F'\t' -v s="${1:-}" 's == "" || $1 !~ /^guard\./ { print $1 }' ;;
+tests)
+	table | awk -F'\t' -v s="${1:-}" '
+		s == "" ||
+		(s == "suite" && $1 !~ /^(guard|system)\./) ||
+		(s == "guard" && $1 !~ /^system\./) ||
+		(s == "system" && $1 ~ /^system\./) { print $1 }' ;;
 kind) field "$1" 2 ;;
 guard) field "$1" 3 ;;
 missing)

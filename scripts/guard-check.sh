@@ -160,7 +160,7 @@ for t in $tests; do
 	if [ -z "$(verdict "$t")" ]; then nok "$t: no line in config/expectations (make expect)"; n=$((n + 1)); fi
 done
 [ $n -gt 0 ] || ok "$(echo "$tests" | grep -c .) tests, each with its line"
-for t in $(sh "$TOP/scripts/expect.sh" tests); do
+for t in $(sh "$TOP/scripts/expect.sh" tests guard); do
 	echo "$tests" | grep -qxF "$t" || nok "$t: in config/expectations, but no guard side gave a result"
 done
 

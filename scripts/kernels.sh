@@ -9,12 +9,15 @@
 #   kernels.sh fragments NAME   the config fragments of a built kernel
 #   kernels.sh objdir NAME      its object directory, relative to its tree
 #   kernels.sh build NAME       fetch (debian) or build it: build/kernels/NAME
+#   kernels.sh package NAME     the Debian package of a debian or deb kernel
 # Env of build: SRC (build/src), PRISTINE (build/pristine), FS_CONFIG and
-#   FS_DEBUG_CONFIG (the fs and fs-debug fragments), TEST_CONFIG.
+#   FS_DEBUG_CONFIG (the fs and fs-debug fragments), TEST_CONFIG, LSMOD (the
+#   module list a trimmed deb keeps), DEB_CONFIG (full: build every deb
+#   kernel from Debian's whole config).
 set -eu
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 TABLE=${KERNELS_TABLE:-$TOP/config/kernels}
-ROLES=" before after debug full bench guard guard-ref nolsm "
+ROLES=" before after debug full bench guard guard-ref nolsm system-before system-after "
 
 # The table without comments, fields trimmed, separated by tabs; each line
 # checked.
@@ -29,12 +32,15 @@ rows() {
 			if (seen[$1]++) bad("named twice")
 			if ($2 == "debian") {
 				if ($3 !~ /^linux-image-[^=]+=[^=]+$/) bad("a debian kernel'"'"'s source is linux-image-...=VERSION")
+			} else if ($2 == "deb") {
+				if ($3 == "-") bad("a deb kernel'"'"'s source is the debian kernel whose config it takes")
+				if ($4 !~ /^(trimmed|full)$/) bad("a deb kernel'"'"'s config is trimmed or full")
 			} else if ($2 == "series" || $2 == "pristine") {
 				if ($4 == "-") bad("a built kernel needs config fragments")
 				n = split($4, f, " ")
 				for (i = 1; i <= n; i++)
 					if (f[i] !~ /^(base|fs|fs-debug|test|debug)$/) bad("unknown config fragment " f[i] " (base, fs, fs-debug, test, debug)")
-			} else bad("unknown kind " $2 " (debian, series, pristine)")
+			} else bad("unknown kind " $2 " (debian, series, pristine, deb)")
 			n = split($5, r, ",")
 			for (i = 1; i <= n; i++) {
 				if (index(roles, " " r[i] " ") == 0) bad("unknown role " r[i] " (" substr(roles, 2, length(roles) - 2) ")")
@@ -97,6 +103,15 @@ has) case ,$(get "$1" roles), in *,"$2",*) ;; *) exit 1 ;; esac ;;
 check) for k in $(echo "$1" | tr , ' '); do get "$k" name >/dev/null; done ;;
 fragments) fragments "$1" ;;
 objdir) objdir "$1" ;;
+package)
+	case $(get "$1" kind) in
+	debian)
+		src=$(get "$1" source)
+		v=$(echo "${src#*=}" | sed 's/:/%3a/')
+		echo "${BUILD:?}/debs/${src%%=*}_${v}_amd64.deb" ;;
+	deb) cat "${BUILD:?}/kernels/$1/deb" ;;
+	*) echo "kernels.sh: $1 is not a Debian package" >&2; exit 2 ;;
+	esac ;;
 build)
 	k=$1
 	src=$(get "$k" source)
@@ -113,6 +128,9 @@ build)
 	pristine)
 		# shellcheck disable=SC2046
 		exec sh "$TOP/scripts/kernel.sh" "$k" "${PRISTINE:?}" "$(objdir "$k")" $(fragments "$k") ;;
+	deb)
+		exec sh "$TOP/scripts/deb.sh" "$k" "${SRC:?}" "${BUILD:?}/kernels/$src/config" \
+			"${DEB_CONFIG:-$(get "$k" config)}" "${LSMOD:-}" ;;
 	esac ;;
 *)
 	awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2
