@@ -184,6 +184,37 @@ $(foreach k,$(GUARDED),$(eval $(call guard_rules,$(k))))
 $(foreach k,$(GUARD_REF),$(eval $(call guard_ref_rules,$(k))))
 $(foreach k,$(NOLSM),$(eval $(call guard_nolsm_rules,$(k))))
 
+# immguard as administrators install it: its Debian package (make
+# guard-deb), installed with dpkg on a Debian system (scripts/system.sh)
+# with each guarded kernel's own package, booted with systemd, then again
+# without bpf in lsm= (guest/system/imm-guard-system).  Not part of make
+# check (time, README).
+GUARD_DEB_VERSION ?= 2.0-1
+GUARD_DEB = $(BUILD)/guard/immguard_$(GUARD_DEB_VERSION)_amd64.deb
+GUARD_NOLSM = lsm=lockdown,capability,yama,apparmor
+
+.PHONY: guard-deb guard-system guard-system-all
+guard-deb: guard
+	@$(STAGE) "immguard's Debian package" $(SH) scripts/guard-deb.sh $(GUARD_DEB_VERSION)
+
+define guard_system_rules
+.PHONY: guard-system-$(1)
+guard-system-$(1): kernel-$(1) guard-deb system-base
+	@SCENARIO=guard-system $(STAGE) "Debian system with $(1) and immguard" \
+		$(SH) scripts/system.sh image guard-$(1) "$$$$($(SH) scripts/kernels.sh package $(1))" $(GUARD_DEB)
+	@TIMEOUT=$$(SYSTEM_TIMEOUT) $(STAGE) "immguard as installed, on $(1)" \
+		$(SH) scripts/system.sh boot guard-$(1) guard-system-$(1)
+	@TIMEOUT=$$(SYSTEM_TIMEOUT) APPEND='$(GUARD_NOLSM)' $(STAGE) "immguard as installed, on $(1) without bpf in lsm=" \
+		$(SH) scripts/system.sh boot guard-$(1) guard-system-nolsm-$(1)
+endef
+$(foreach k,$(GUARDED),$(eval $(call guard_system_rules,$(k))))
+
+guard-system:
+	@$(MAKE) --no-print-directory -j$(JOBS) guard-system-all
+
+guard-system-all: $(addprefix guard-system-,$(GUARDED))
+	@$(SH) scripts/system-check.sh guard
+
 GUARD_WORK = $(addprefix guard-on-,$(GUARDED)) $(addprefix guard-off-,$(GUARDED)) \
 	$(addprefix guard-ref-,$(GUARD_REF)) $(addprefix guard-nolsm-,$(NOLSM))
 

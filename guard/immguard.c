@@ -5,7 +5,10 @@
  * kernels without the series (Debian 12's 6.1 and 6.12).  See README.md.
  *
  *   immguard load      check the BPF LSM, load, attach, pin the links under
- *                      /sys/fs/bpf/immguard, exit (the programs stay)
+ *                      /sys/fs/bpf/immguard, exit (the programs stay); when
+ *                      loaded already, replace the programs without a gap:
+ *                      the new ones attach, sharing the old ones' maps,
+ *                      before the old ones detach
  *   immguard unload    remove the pins: the programs detach
  *   immguard status    exit 0 when every required program is attached
  *   immguard -v ...    libbpf's messages too
@@ -31,6 +34,9 @@
 #include "chattr.skel.h"
 
 #define PIN_DIR		"/sys/fs/bpf/immguard"
+/* bpffs refuses dots in names (reserved for the kernel) */
+#define NEW_DIR		PIN_DIR "-new"
+#define OLD_DIR		PIN_DIR "-old"
 #define LSM_LIST	"/sys/kernel/security/lsm"
 #define BPF_FS_MAGIC_NR	0xcafe4a11
 
@@ -173,27 +179,149 @@ static int choose(struct btf *vmlinux, struct bpf_object *obj)
 	return 0;
 }
 
-static int unload(bool quiet)
+/* remove the pins in DIR (its links detach) and DIR; the number removed */
+static int unpin_dir(const char *dir)
 {
-	DIR *d = opendir(PIN_DIR);
+	DIR *d = opendir(dir);
 	struct dirent *e;
 	char path[512];
 	int n = 0;
 
-	if (!d) {
-		if (!quiet)
-			say("not loaded (no %s)", PIN_DIR);
-		return quiet ? 0 : 1;
-	}
+	if (!d)
+		return -1;
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", PIN_DIR, e->d_name);
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		if (unlink(path) == 0)
 			n++;
 	}
 	closedir(d);
-	rmdir(PIN_DIR);
+	rmdir(dir);
+	return n;
+}
+
+/*
+ * The maps of the programs pinned in PIN_DIR, by name ("ig_*": the state
+ * the programs share: slots, per-task marks), so that a new set of
+ * programs takes them over and nothing in flight is forgotten.
+ */
+#define MAX_OLD_MAPS 16
+static struct { char name[BPF_OBJ_NAME_LEN]; int fd; } old_maps[MAX_OLD_MAPS];
+static int n_old_maps;
+
+static void collect_old_maps(void)
+{
+	DIR *d = opendir(PIN_DIR);
+	struct dirent *e;
+	char path[512];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct bpf_link_info li = {};
+		struct bpf_prog_info pi = {};
+		__u32 ids[16], len = sizeof(li), nids;
+		int lfd, pfd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", PIN_DIR, e->d_name);
+		lfd = bpf_obj_get(path);
+		if (lfd < 0)
+			continue;
+		if (bpf_obj_get_info_by_fd(lfd, &li, &len) ||
+		    (pfd = bpf_prog_get_fd_by_id(li.prog_id)) < 0) {
+			close(lfd);
+			continue;
+		}
+		close(lfd);
+		len = sizeof(pi);
+		pi.nr_map_ids = 16;
+		pi.map_ids = (__u64)(unsigned long)ids;
+		if (bpf_obj_get_info_by_fd(pfd, &pi, &len)) {
+			close(pfd);
+			continue;
+		}
+		close(pfd);
+		nids = pi.nr_map_ids < 16 ? pi.nr_map_ids : 16;
+		for (__u32 i = 0; i < nids && n_old_maps < MAX_OLD_MAPS; i++) {
+			struct bpf_map_info mi = {};
+			__u32 mlen = sizeof(mi);
+			int mfd = bpf_map_get_fd_by_id(ids[i]), k;
+
+			if (mfd < 0)
+				continue;
+			if (bpf_obj_get_info_by_fd(mfd, &mi, &mlen) ||
+			    strncmp(mi.name, "ig_", 3)) {
+				close(mfd);
+				continue;
+			}
+			for (k = 0; k < n_old_maps; k++)
+				if (!strcmp(old_maps[k].name, mi.name))
+					break;
+			if (k < n_old_maps) {
+				close(mfd);
+				continue;
+			}
+			snprintf(old_maps[n_old_maps].name, BPF_OBJ_NAME_LEN, "%s", mi.name);
+			old_maps[n_old_maps++].fd = mfd;
+		}
+	}
+	closedir(d);
+}
+
+/* hand the old maps to an object before it loads */
+static int reuse_old_maps(struct bpf_object *obj)
+{
+	struct bpf_map *m;
+
+	bpf_object__for_each_map(m, obj)
+		for (int k = 0; k < n_old_maps; k++)
+			if (!strcmp(bpf_map__name(m), old_maps[k].name) &&
+			    bpf_map__reuse_fd(m, old_maps[k].fd))
+				return -1;
+	return 0;
+}
+
+/*
+ * A test's handshake (make guard-check): with IMMGUARD_SWAP_PAUSE=FIFO,
+ * a replacement stops when both sets are attached, says "both" on FIFO
+ * and goes on when it reads a line from it.
+ */
+static void swap_pause(void)
+{
+	const char *fifo = getenv("IMMGUARD_SWAP_PAUSE");
+	char line[16];
+	FILE *f;
+
+	if (!fifo)
+		return;
+	f = fopen(fifo, "w");
+	if (f) {
+		fputs("both\n", f);
+		fclose(f);
+	}
+	f = fopen(fifo, "r");
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = 0;
+		fclose(f);
+	}
+}
+
+static int unload(bool quiet)
+{
+	int n;
+
+	unpin_dir(NEW_DIR);
+	unpin_dir(OLD_DIR);
+	n = unpin_dir(PIN_DIR);
+	if (n < 0) {
+		if (!quiet)
+			say("not loaded (no %s)", PIN_DIR);
+		return quiet ? 0 : 1;
+	}
 	if (!quiet)
 		say("unloaded: %d links unpinned, the programs are detached", n);
 	return 0;
@@ -209,11 +337,24 @@ static int load(void)
 	int err = 1, n = 0;
 	char path[512];
 
+	const char *dir = PIN_DIR;
+	bool swap = false;
+
 	if (check_lsm() || mount_bpffs())
 		return 2;
+	/*
+	 * What a replacement killed half way left: a new set not yet in
+	 * place goes; an old set moved aside but not unpinned comes back.
+	 */
+	unpin_dir(NEW_DIR);
+	if (access(PIN_DIR, F_OK) != 0 && access(OLD_DIR, F_OK) == 0)
+		rename(OLD_DIR, PIN_DIR);
+	else
+		unpin_dir(OLD_DIR);
 	if (access(PIN_DIR, F_OK) == 0) {
-		say("already loaded (%s exists); immguard unload first", PIN_DIR);
-		return 1;
+		swap = true;
+		dir = NEW_DIR;
+		collect_old_maps();
 	}
 	vmlinux = btf__load_vmlinux_btf();
 	if (!vmlinux) {
@@ -230,7 +371,7 @@ static int load(void)
 	}
 	objs[0] = m->obj, objs[1] = c->obj, objs[2] = w->obj;
 	for (int i = 0; i < 3; i++)
-		if (choose(vmlinux, objs[i]))
+		if (choose(vmlinux, objs[i]) || reuse_old_maps(objs[i]))
 			goto out;
 	if (!bpf_program__autoload(prog_named("ig_file_truncate")->p) &&
 	    !bpf_program__autoload(prog_named("ig_path_truncate")->p)) {
@@ -242,7 +383,7 @@ static int load(void)
 		goto out;
 	}
 	/* one striped state for both halves of the mmap/chattr handshake */
-	if (bpf_map__reuse_fd(c->maps.ig_slots, bpf_map__fd(m->maps.ig_slots)) ||
+	if ((!swap && bpf_map__reuse_fd(c->maps.ig_slots, bpf_map__fd(m->maps.ig_slots))) ||
 	    guard_chattr__load(c)) {
 		say("cannot load chattr.bpf.o");
 		goto out;
@@ -251,8 +392,8 @@ static int load(void)
 		say("cannot load write.bpf.o");
 		goto out;
 	}
-	if (mkdir(PIN_DIR, 0700)) {
-		say("cannot create %s: %s", PIN_DIR, strerror(errno));
+	if (mkdir(dir, 0700)) {
+		say("cannot create %s: %s", dir, strerror(errno));
 		goto out;
 	}
 	for (size_t i = 0; i < NPROGS; i++) {
@@ -270,7 +411,7 @@ static int load(void)
 			say("cannot attach %s: %s", progs[i].name, strerror(errno));
 			goto unpin;
 		}
-		snprintf(path, sizeof(path), "%s/%s", PIN_DIR, progs[i].name);
+		snprintf(path, sizeof(path), "%s/%s", dir, progs[i].name);
 		if (bpf_link__pin(l, path)) {
 			say("cannot pin %s: %s", path, strerror(errno));
 			bpf_link__destroy(l);
@@ -281,8 +422,26 @@ static int load(void)
 		bpf_link__destroy(l);
 		n++;
 	}
-	printf("immguard: loaded, %d programs attached and pinned in %s\n", n,
-	       PIN_DIR);
+	if (swap) {
+		int old;
+
+		/*
+		 * Both sets are attached now; the old one detaches only after
+		 * the new one holds the name.  A kill between the renames
+		 * leaves OLD_DIR, which the next load puts back.
+		 */
+		swap_pause();
+		if (rename(PIN_DIR, OLD_DIR) || rename(NEW_DIR, PIN_DIR)) {
+			say("cannot move %s into place: %s", NEW_DIR, strerror(errno));
+			goto unpin;
+		}
+		old = unpin_dir(OLD_DIR);
+		printf("immguard: replaced, %d programs attached and pinned in %s, sharing the old maps (%d); %d old links detached\n",
+		       n, PIN_DIR, n_old_maps, old);
+	} else {
+		printf("immguard: loaded, %d programs attached and pinned in %s\n",
+		       n, PIN_DIR);
+	}
 	for (size_t i = 0; i < NPROGS; i++)
 		if (progs[i].p && !bpf_program__autoload(progs[i].p))
 			printf("immguard: not on this kernel: %s (%s)\n",
@@ -290,8 +449,13 @@ static int load(void)
 	err = 0;
 	goto out;
 unpin:
-	unload(true);
+	if (swap)
+		unpin_dir(NEW_DIR);
+	else
+		unload(true);
 out:
+	for (int k = 0; k < n_old_maps; k++)
+		close(old_maps[k].fd);
 	guard_chattr__destroy(c);
 	guard_mmap__destroy(m);
 	guard_write__destroy(w);

@@ -5,11 +5,12 @@
 #   expect.sh table            TEST KIND GUARD EXCEPTIONS, tab separated,
 #                              every line checked (EXCEPTIONS: KERNEL:COLUMN=
 #                              VERDICT, space separated, or -)
-#   expect.sh tests [suite|guard|system]
+#   expect.sh tests [suite|guard|system|guard-system]
 #                              the tests (suite: the selftest's, which make
 #                              check runs; guard: those make guard-check
 #                              runs, the selftest's and guard/'s own;
-#                              system: make check-system's scenarios)
+#                              system: make check-system's scenarios;
+#                              guard-system: make guard-system's)
 #   expect.sh kind TEST        fix, keep or search
 #   expect.sh guard TEST       pass, refused or open
 #   expect.sh missing FSLIST GUARD_FSLIST
@@ -55,8 +56,9 @@ tests)
 	table | awk -F'\t' -v s="${1:-}" '
 		s == "" ||
 		(s == "suite" && $1 !~ /^(guard|system)\./) ||
-		(s == "guard" && $1 !~ /^system\./) ||
-		(s == "system" && $1 ~ /^system\./) { print $1 }' ;;
+		(s == "guard" && $1 !~ /^(system|guard\.system)\./) ||
+		(s == "system" && $1 ~ /^system\./) ||
+		(s == "guard-system" && $1 ~ /^guard\.system\./) { print $1 }' ;;
 kind) field "$1" 2 ;;
 guard) field "$1" 3 ;;
 missing)

@@ -6,13 +6,16 @@
 #   system.sh base                  build/system/base.tar: the root
 #                                   filesystem without a kernel (made again
 #                                   when the package list changes)
-#   system.sh image KERNEL DEB...   build/system/KERNEL/: root.img with the
-#                                   packages DEB installed by dpkg, and the
-#                                   vmlinuz and initrd.img they installed
-#   system.sh boot KERNEL RUN       boot it on fresh ext4 and xfs disks;
-#                                   guest/system/imm-system runs the
-#                                   scenarios; logs in build/logs/RUN
-# Env of boot: TIMEOUT (seconds, 900), SMP (2), MEM (MiB, 2048)
+#   system.sh image NAME DEB...     build/system/NAME/: root.img with the
+#                                   packages DEB (a kernel's, immguard's)
+#                                   installed by dpkg, and the vmlinuz and
+#                                   initrd.img they installed
+#   system.sh boot NAME RUN         boot it on fresh ext4 and xfs disks;
+#                                   the scenarios run; logs in
+#                                   build/logs/RUN
+# Env of image: SCENARIO (system: guest/system/imm-system, the default;
+#   guard-system: imm-guard-system).  Env of boot: TIMEOUT (seconds, 900),
+#   SMP (2), MEM (MiB, 2048), APPEND (more of the command line)
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -21,7 +24,8 @@ sys=$BUILD/system
 # what the scenarios need besides the kernel; linux-base and
 # initramfs-tools for the kernel package's own scripts
 PACKAGES="systemd systemd-sysv udev kmod e2fsprogs xfsprogs sqlite3
-libsqlite3-0 procps util-linux initramfs-tools linux-base zstd"
+libsqlite3-0 procps util-linux initramfs-tools linux-base zstd libbpf1
+libelf1 zlib1g"
 MIRRORS="deb http://deb.debian.org/debian bookworm main
 deb http://deb.debian.org/debian bookworm-updates main
 deb http://deb.debian.org/debian-security bookworm-security main"
@@ -67,7 +71,9 @@ image() {
 	mkdir -p "$lib/selftest" "$root/etc/systemd/system/multi-user.target.wants" \
 		"$root/mnt/ext4" "$root/mnt/xfs" "$root/var/log/journal"
 	install -m 755 "$sys/programs/imm-hold" "$sys/programs/imm-sqlite" \
-		"$TOP/guest/system/imm-system" "$TOP/guest/system/imm-appender" "$lib/"
+		"$TOP/guest/system/imm-appender" "$lib/"
+	install -m 755 "$TOP/guest/system/imm-${SCENARIO:-system}" "$lib/imm-system" ||
+		die "no scenario guest/system/imm-${SCENARIO:-system}"
 	cp "$BUILD"/guest/tests/* "$lib/selftest/" 2>/dev/null || die "no selftest programs; run make guest"
 	cp "$TOP"/guest/system/*.service "$root/etc/systemd/system/"
 	ln -s ../imm-system.service "$root/etc/systemd/system/multi-user.target.wants/imm-system.service"
@@ -78,7 +84,7 @@ image() {
 	/dev/vdd /mnt/xfs xfs defaults 0 0
 	FSTAB
 	echo imm-system >"$root/etc/hostname"
-	# the kernel packages, installed as an administrator installs them
+	# the packages, installed as an administrator installs them
 	for deb; do cp "$deb" "$root/tmp/"; done
 	(
 		trap 'umount "$root/dev" "$root/sys" "$root/proc" 2>/dev/null' EXIT
@@ -86,7 +92,7 @@ image() {
 			mount -t sysfs sys "$root/sys" || exit 1
 		# shellcheck disable=SC2046
 		chroot "$root" dpkg -i $(for deb; do echo "/tmp/${deb##*/}"; done)
-	) >"$LOGS/dpkg-$k.log" 2>&1 || { tail -n 30 "$LOGS/dpkg-$k.log" >&2; die "dpkg -i of the kernel package failed in the root filesystem ($LOGS/dpkg-$k.log)"; }
+	) >"$LOGS/dpkg-$k.log" 2>&1 || { tail -n 30 "$LOGS/dpkg-$k.log" >&2; die "dpkg -i failed in the root filesystem ($LOGS/dpkg-$k.log)"; }
 	rm -f "$root"/tmp/*.deb
 	v=
 	for f in "$root"/boot/vmlinuz-*; do [ -f "$f" ] && v=$f; done
@@ -99,14 +105,14 @@ image() {
 	logged "$LOGS/mkfs-system-$k.log" mkfs.ext4 -q -F -d "$root" "$d/root.img" ||
 		die "mkfs.ext4 -d failed"
 	rm -rf "$root"
-	echo "$k: Debian 12, systemd, kernel $(cat "$d/release") installed by dpkg ($(du -h "$d/root.img" | cut -f1) used)"
+	echo "$k: Debian 12, systemd, kernel $(cat "$d/release") and $(for deb; do basename "$deb" .deb; done | paste -sd' ' -) installed by dpkg ($(du -h "$d/root.img" | cut -f1) used)"
 }
 
 boot() {
 	k=$1 run=$2
 	d=$sys/$k
 	dir=$LOGS/$run
-	[ -f "$d/root.img" ] || die "no Debian system for $k; run make system-$k"
+	[ -f "$d/root.img" ] || die "no Debian system $k in $d (make check-system, make guard-system)"
 	rm -rf "$dir" && mkdir -p "$dir"
 	img=$BUILD/images/$run
 	rm -rf "$img" && mkdir -p "$img"
