@@ -43,15 +43,16 @@ if [ "$(cat "$srcdir/$obj/.deb-config" 2>/dev/null)" != "$want" ]; then
 	echo "$want" >"$srcdir/$obj/.deb-config"
 fi
 echo "building $name: make bindeb-pkg in ${srcdir#"$TOP"/}/$obj (log: ${log#"$TOP"/})"
-rm -f "$srcdir"/linux-image-*-imm_*.deb "$srcdir"/linux-*-imm*.buildinfo "$srcdir"/linux-*-imm*.changes
+# the release is 6.12.N-imm, with a "+" where the tree is not at a tag
+rm -f "$srcdir"/linux-*imm*.deb "$srcdir"/linux-*imm*.buildinfo "$srcdir"/linux-*imm*.changes
 logged "$log" kmake -j"$(nproc)" KDEB_PKGVERSION="$(make -s -C "$srcdir" kernelversion)-1imm" \
 	bindeb-pkg || die "make bindeb-pkg failed for $name"
 deb=
-for f in "$srcdir"/linux-image-*-imm_*.deb; do
+for f in "$srcdir"/linux-image-*imm*_*.deb; do
 	case $f in *-dbg_*) ;; *) [ -f "$f" ] && deb=$f ;; esac
 done
 [ -n "$deb" ] || die "make bindeb-pkg left no linux-image package"
-mv "$srcdir"/linux-*-imm*_*.deb "$BUILD/debs/"
+mv "$srcdir"/linux-*imm*.deb "$BUILD/debs/"
 echo "$BUILD/debs/${deb##*/}" >"$BUILD/kernels/$name/deb"
 cp "$srcdir/$obj/.config" "$BUILD/kernels/$name/config"
 echo "$name: $(cat "$BUILD/kernels/$name/deb")"
