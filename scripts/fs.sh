@@ -32,23 +32,11 @@ rows() {
 ROWS=$(rows) || exit 2
 rows() { printf '%s\n' "$ROWS"; }
 
-field_no() {
-	case $1 in
-	name) echo 1 ;; kind) echo 2 ;; size) echo 3 ;; type) echo 4 ;;
-	make) echo 5 ;; options) echo 6 ;; fsck) echo 7 ;; package) echo 8 ;;
-	config) echo 9 ;; groups) echo 10 ;;
-	*) echo "fs.sh: no field $1" >&2; exit 2 ;;
-	esac
-}
-
-get() {
-	n=$(field_no "$2")
-	v=$(rows | awk -F'\t' -v c="$1" -v n="$n" '$1 == c { print $n; found = 1 } END { exit !found }') || {
-		echo "fs.sh: no column $1 in config/filesystems" >&2
-		exit 2
-	}
-	[ "$v" = - ] || echo "$v"
-}
+FIELDS="name kind size type make options fsck package config groups"
+TABLE_NAME="column of config/filesystems"
+known() { names_in name | sed 's/,/, /g'; }
+# shellcheck source=table.sh
+. "$TOP/scripts/table.sh"
 
 lower() {
 	m=$(get "$1" make)
@@ -61,8 +49,7 @@ lower() {
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 case $cmd in
-names)
-	rows | awk -F'\t' -v g="${1:-}" 'g == "" || ("," $10 ",") ~ ("," g ",") { printf "%s%s", sep, $1; sep = "," } END { print "" }' ;;
+names) names_in groups "${1:-}" ;;
 get) get "$1" "$2" ;;
 lower) lower "$1" ;;
 config)

@@ -55,24 +55,12 @@ rows() {
 ROWS=$(rows) || exit 2
 rows() { printf '%s\n' "$ROWS"; }
 
-field_no() {
-	case $1 in
-	name) echo 1 ;; kind) echo 2 ;; source) echo 3 ;; config) echo 4 ;;
-	roles) echo 5 ;;
-	*) echo "kernels.sh: no field $1 (name, kind, source, config, roles)" >&2; exit 2 ;;
-	esac
-}
-
-names() { rows | awk -F'\t' -v r="${1:-}" 'r == "" || ("," $5 ",") ~ ("," r ",") { printf "%s%s", sep, $1; sep = "," } END { print "" }'; }
-
-get() {
-	n=$(field_no "$2")
-	v=$(rows | awk -F'\t' -v k="$1" -v n="$n" '$1 == k { print $n; found = 1 } END { exit !found }') || {
-		echo "no kernel $1 in config/kernels; the kernels are: $(names | sed 's/,/, /g')" >&2
-		exit 2
-	}
-	[ "$v" = - ] || echo "$v"
-}
+FIELDS="name kind source config roles"
+TABLE_NAME="kernel of config/kernels"
+known() { names_in name | sed 's/,/, /g'; }
+# shellcheck source=table.sh
+. "$TOP/scripts/table.sh"
+names() { names_in roles "${1:-}"; }
 
 fragments() {
 	for f in $(get "$1" config); do
