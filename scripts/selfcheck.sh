@@ -107,7 +107,7 @@ done
 # ShellCheck, on every shell script of the repository
 if [ $# -eq 0 ]; then
 	cd "$TOP"
-	scripts="scripts/*.sh tests/harness/*.sh .ci/run guest/init guest/lib.sh guest/suite guest/guard guest/guard-nolsm guest/bench guest/crash guest/shell guest/system/imm-system guest/system/imm-appender"
+	scripts="scripts/*.sh tests/harness/*.sh .ci/run guest/init guest/lib.sh guest/suite guest/guard guest/guard-nolsm guest/bench guest/crash guest/shell guest/system/imm-system guest/system/imm-guard-system guest/system/imm-appender guest/system/lib.sh"
 	if ! command -v shellcheck >/dev/null 2>&1; then
 		nok "shellcheck: not installed; install it (Debian: apt-get install shellcheck) and run again"
 	else

@@ -72,6 +72,7 @@ image() {
 		"$root/mnt/ext4" "$root/mnt/xfs" "$root/var/log/journal"
 	install -m 755 "$sys/programs/imm-hold" "$sys/programs/imm-sqlite" \
 		"$TOP/guest/system/imm-appender" "$lib/"
+	install -m 644 "$TOP/guest/system/lib.sh" "$lib/lib.sh"
 	install -m 755 "$TOP/guest/system/imm-${SCENARIO:-system}" "$lib/imm-system" ||
 		die "no scenario guest/system/imm-${SCENARIO:-system}"
 	cp "$BUILD"/guest/tests/* "$lib/selftest/" 2>/dev/null || die "no selftest programs; run make guest"
