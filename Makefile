@@ -224,6 +224,20 @@ guard-check:
 guard-check-all: $(GUARD_WORK)
 	@$(SH) scripts/guard-check.sh '$(GUARD_FS)'
 
+# What the guard costs on the calls its hooks see every time (issue 34):
+# the guarded 6.12 kernels (roles guard and before) under -icount, without
+# and with immguard loaded, BOOTS boots each (3 unless BOOTS is given);
+# pwrite(), first-store faults and mmap() guard/stock, each within 1.02
+# (build/guard-bench.txt).  Not part of make check (time).
+GUARD_BENCH_KERNELS ?= $(filter $(BEFORE),$(GUARDED))
+GUARD_BENCH_BOOTS = $(if $(filter file,$(origin BOOTS)),3,$(BOOTS))
+
+.PHONY: guard-bench
+guard-bench: $(addprefix kernel-,$(GUARD_BENCH_KERNELS)) guard
+	@APPEND='$(GUARD_APPEND)' EXTRA_INITRD=$(BUILD)/guard/guard.cpio \
+		$(STAGE) "immguard's overhead on $(GUARD_BENCH_KERNELS) ($(GUARD_BENCH_BOOTS) boots per side)" \
+		$(SH) scripts/guard-bench.sh $(GUARD_BENCH_BOOTS) $(GUARD_BENCH_KERNELS)
+
 # ---- Debian systems (make check-system): each system kernel's package
 # installed by dpkg in a Debian 12 root filesystem (mmdebstrap), booted
 # with systemd; the scenarios of guest/system on files that journald,

@@ -7,6 +7,8 @@
  *   bench pwrite DIR CALLS      4 KiB pwrite() to a page-cached file
  *   bench fault DIR MIB ROUNDS  first store to each page of a fresh
  *                               shared mapping of a cached file
+ *   bench mmap DIR CALLS        mmap() and munmap() of one page of a
+ *                               cached file, shared and writable
  *   bench chattr DIR MIB        chattr +i with MIB of dirty data, against
  *                               fsync() of the same amount
  *   bench reader DIR MIB        chattr +i of a file with MIB cached that
@@ -120,6 +122,37 @@ static void bench_fault(const char *dir, long mib, int rounds)
 	close(fd);
 }
 
+/*
+ * One mmap() per call, where fault maps once per round: a shared writable
+ * mapping through an O_RDWR descriptor is what security_mmap_file() (and
+ * immguard's lsm/mmap_file) looks at hardest.
+ */
+static void map_once(int fd)
+{
+	char *p = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	if (munmap(p, PG))
+		die("munmap");
+}
+
+static void bench_mmap(const char *dir, long calls)
+{
+	int fd = open_file(dir, "bench.mmap");
+	double t0, t1;
+
+	fill(fd, PG, 6);
+	for (long i = 0; i < calls / 10; i++)	/* warm up */
+		map_once(fd);
+	t0 = now_ns();
+	for (long i = 0; i < calls; i++)
+		map_once(fd);
+	t1 = now_ns();
+	printf("BENCH mmap-%s %.1f ns/call\n", fsname, (t1 - t0) / calls);
+	close(fd);
+}
+
 static int set_immutable(int fd, int on)
 {
 	unsigned int flags;
@@ -225,7 +258,7 @@ static void bench_reader(const char *dir, long mib)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: bench pwrite|fault|chattr|reader DIR N [ROUNDS]\n");
+		fprintf(stderr, "usage: bench pwrite|fault|mmap|chattr|reader DIR N [ROUNDS]\n");
 		return 2;
 	}
 	fsname = getenv("BENCH_FS") ? getenv("BENCH_FS") : "?";
@@ -233,6 +266,8 @@ int main(int argc, char **argv)
 		bench_pwrite(argv[2], atol(argv[3]));
 	else if (!strcmp(argv[1], "fault"))
 		bench_fault(argv[2], atol(argv[3]), argc > 4 ? atoi(argv[4]) : 3);
+	else if (!strcmp(argv[1], "mmap"))
+		bench_mmap(argv[2], atol(argv[3]));
 	else if (!strcmp(argv[1], "chattr"))
 		bench_chattr(argv[2], atol(argv[3]));
 	else if (!strcmp(argv[1], "reader"))
