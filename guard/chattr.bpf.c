@@ -8,16 +8,21 @@
  *    fails it early with EBUSY where it would set +i or +a on a file that
  *    has shared writable mappings, ETXTBSY on an active swapfile (a best
  *    effort: it reads the new flags from user memory, which can change
- *    under it);
- *  - lsm/capable(CAP_LINUX_IMMUTABLE), which fileattr_set_prepare() asks
- *    under the inode lock only when +i or +a change, is the check that
- *    holds: if neither flag is set on the inode now, the call sets one; it
- *    raises the mark of the inode's slot (full barrier), then fails the
- *    capability (the caller sees EPERM) if an mmap is on its way in (the
- *    slot's maps counter, mmap.bpf.c) or a shared mapping that can be
- *    made writable exists (mapping->i_mmap_writable);
+ *    under it); on vfat it notes FAT_IOCTL_SET_ATTRIBUTES too, which sets
+ *    S_IMMUTABLE from ATTR_SYS on a mount with -o sys_immutable;
+ *  - lsm/capable(CAP_LINUX_IMMUTABLE), which fileattr_set_prepare(), fat's
+ *    and bcachefs' own ioctls ask under the inode lock only when +i or +a
+ *    (ATTR_SYS) change, is the check that holds: if neither flag is set on
+ *    the inode now, the call sets one; it raises the mark of the inode's
+ *    slot (full barrier), then fails the capability (the caller sees EPERM)
+ *    if an mmap is on its way in (the slot's maps counter, mmap.bpf.c) or a
+ *    shared mapping that can be made writable exists
+ *    (mapping->i_mmap_writable);
  *  - fexit/vfs_fileattr_set of the outermost call lowers the mark: the flag
- *    is in i_flags by then;
+ *    is in i_flags by then.  Where the filesystem sets its flags in its own
+ *    ioctl (vfat's attributes; bcachefs, whose FS_IOC_SETFLAGS passes
+ *    vfs_fileattr_set() with -ENOIOCTLCMD on the way), the fexit of the
+ *    ioctl system call does;
  *  - FS_IOC_SETVERSION, EXT4_IOC_MOVE_EXT, XFS_IOC_SWAPEXT and the btrfs
  *    defrag ioctls on an immutable or append-only file fail with EPERM.
  */
@@ -133,6 +138,7 @@ static __always_inline int on_ioctl(struct file *file, unsigned int cmd,
 	struct ig_chattr *c = record(false);
 	struct inode *inode;
 	unsigned int flags;
+	int err = 0;
 
 	/*
 	 * overlayfs asks the LSMs about the real file from inside
@@ -149,13 +155,15 @@ static __always_inline int on_ioctl(struct file *file, unsigned int cmd,
 	case IG_XFS_IOC_SWAPEXT:
 	case IG_BTRFS_IOC_DEFRAG:
 	case IG_BTRFS_IOC_DEFRAG_RANGE:
+		flags = file_iflags(file);
 		if (is_regular(BPF_CORE_READ(file, f_inode)) &&
-		    (file_iflags(file) & (IG_S_IMMUTABLE | IG_S_APPEND)))
-			return -IG_EPERM;
+		    (flags & (IG_S_IMMUTABLE | IG_S_APPEND)))
+			return ig_refuse_file(IG_OP_IOCTL, file, flags, IG_EPERM);
 		return 0;
 	case IG_FS_IOC_SETFLAGS:
 	case IG_FS_IOC32_SETFLAGS:
 	case IG_FS_IOC_FSSETXATTR:
+	case IG_FAT_IOCTL_SET_ATTRIBUTES:
 		break;
 	default:
 		return 0;
@@ -163,23 +171,32 @@ static __always_inline int on_ioctl(struct file *file, unsigned int cmd,
 	inode = user_inode(file);
 	if (!inode || !is_regular(inode))
 		return 0;
+	/* the same number is exfat's, which has no immutable flag */
+	if (cmd == IG_FAT_IOCTL_SET_ATTRIBUTES &&
+	    BPF_CORE_READ(inode, i_sb, s_magic) != IG_MSDOS_SUPER_MAGIC)
+		return 0;
 	c = record(true);
-	if (!c)
-		return -IG_EBUSY;	/* cannot track it: refuse */
+	if (!c)		/* cannot track it: refuse */
+		return ig_refuse_file(IG_OP_CHATTR, file, 0, IG_EBUSY);
 	c->file = (__u64)file;
+	/*
+	 * ATTR_SYS means immutable only with -o sys_immutable, which lives in
+	 * the fat module's superblock info: no early check, lsm/capable
+	 * (asked only on such a mount) refuses.
+	 */
+	if (cmd == IG_FAT_IOCTL_SET_ATTRIBUTES)
+		return 0;
 	flags = BPF_CORE_READ(inode, i_flags);
 	if ((flags & (IG_S_IMMUTABLE | IG_S_APPEND)) || !sets_flag(cmd, arg))
 		return 0;
 	/* an active swapfile is written behind every hook */
-	if (flags & IG_S_SWAPFILE) {
+	if (flags & IG_S_SWAPFILE)
+		err = ig_refuse_file(IG_OP_CHATTR, file, flags, IG_ETXTBSY);
+	else if (mapped(inode, false))
+		err = ig_refuse_file(IG_OP_CHATTR, file, flags, IG_EBUSY);
+	if (err)
 		c->file = 0;
-		return -IG_ETXTBSY;
-	}
-	if (mapped(inode, false)) {
-		c->file = 0;
-		return -IG_EBUSY;
-	}
-	return 0;
+	return err;
 }
 
 SEC("lsm/file_ioctl")
@@ -216,18 +233,24 @@ int BPF_PROG(ig_capable, const struct cred *cred, struct user_namespace *ns,
 {
 	struct ig_chattr *c;
 	struct inode *inode;
+	struct file *file;
+	unsigned int flags;
 
 	if (ret || cap != IG_CAP_LINUX_IMMUTABLE)
 		return ret;
 	c = current_chattr();
 	if (!c)
 		return 0;
-	inode = user_inode((struct file *)c->file);
-	/* a flag is set already: this call clears or swaps them */
-	if (!inode || (BPF_CORE_READ(inode, i_flags) & (IG_S_IMMUTABLE | IG_S_APPEND)))
+	file = (struct file *)c->file;
+	inode = user_inode(file);
+	if (!inode)
 		return 0;
-	if (BPF_CORE_READ(inode, i_flags) & IG_S_SWAPFILE)
-		return -IG_EPERM;
+	flags = BPF_CORE_READ(inode, i_flags);
+	/* a flag is set already: this call clears or swaps them */
+	if (flags & (IG_S_IMMUTABLE | IG_S_APPEND))
+		return 0;
+	if (flags & IG_S_SWAPFILE)
+		return ig_refuse_file(IG_OP_CHATTR, file, flags, IG_EPERM);
 	mark(c, 0, inode);
 	if (is_overlay(inode)) {
 		bool none;
@@ -236,9 +259,10 @@ int BPF_PROG(ig_capable, const struct cred *cred, struct user_namespace *ns,
 		if (m)
 			mark(c, 1, BPF_CORE_READ(m, host));
 	}
-	if (!c->marked[0])
-		return -IG_EPERM;	/* no mark, no check: refuse */
-	return mapped(inode, true) ? -IG_EPERM : 0;
+	/* no mark, no check: refuse */
+	if (!c->marked[0] || mapped(inode, true))
+		return ig_refuse_file(IG_OP_CHATTR, file, flags, IG_EPERM);
+	return 0;
 }
 
 SEC("fentry/vfs_fileattr_set")
@@ -269,6 +293,40 @@ int BPF_PROG(ig_fileattr_done, void *idmap, struct dentry *dentry,
 		c->depth--;
 		return 0;
 	}
+	/*
+	 * No ->fileattr_set (bcachefs): the filesystem's own ioctl comes next
+	 * and asks capable() there; the ioctl's fexit below forgets it.
+	 */
+	if (ret == -IG_ENOIOCTLCMD) {
+		c->depth = 0;
+		return 0;
+	}
 	forget(c);
+	return 0;
+}
+
+/*
+ * The ioctl system call returns: whatever chattr it made is over.  This
+ * lowers the mark of a filesystem that sets the flag in its own ioctl, and
+ * of any call whose vfs_fileattr_set() fexit did not run.
+ */
+SEC("fexit/__x64_sys_ioctl")
+int BPF_PROG(ig_ioctl_done, struct pt_regs *regs, long ret)
+{
+	forget(current_chattr());
+	return 0;
+}
+
+SEC("fexit/__ia32_compat_sys_ioctl")
+int BPF_PROG(ig_ioctl32_done, struct pt_regs *regs, long ret)
+{
+	forget(current_chattr());
+	return 0;
+}
+
+SEC("fexit/__x64_compat_sys_ioctl")
+int BPF_PROG(ig_ioctlx32_done, struct pt_regs *regs, long ret)
+{
+	forget(current_chattr());
 	return 0;
 }

@@ -142,6 +142,67 @@ static __always_inline __u32 slot_of(void *inode)
 	asm volatile("" : : "r"(__old));				\
 })
 
+/*
+ * Refusals as events, and audit mode: the ring buffer "immguard run" reads
+ * and the one-entry config, in every object; the loader makes the three
+ * objects share one of each, and a reload keeps them.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, IG_EVENTS_SIZE);
+} ig_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ig_config);
+} ig_config SEC(".maps");
+
+/*
+ * Refuse @op on the file at @dentry, which carries @flags, with -@err, and
+ * say so in ig_events; in audit mode say so and allow it.  A full ring
+ * buffer loses the record, not the refusal.
+ */
+static __always_inline int ig_refuse(int op, struct dentry *dentry,
+				     unsigned int flags, int err)
+{
+	struct inode *inode = BPF_CORE_READ(dentry, d_inode);
+	struct ig_config *cfg;
+	struct ig_event *e;
+	__u32 zero = 0;
+	bool audit;
+
+	cfg = bpf_map_lookup_elem(&ig_config, &zero);
+	audit = cfg && cfg->audit;
+	e = bpf_ringbuf_reserve(&ig_events, sizeof(*e), 0);
+	if (!e) {
+		if (cfg)
+			__sync_fetch_and_add(&cfg->lost, 1);
+		return audit ? 0 : -err;
+	}
+	e->ino = inode ? BPF_CORE_READ(inode, i_ino) : 0;
+	e->dev = inode ? BPF_CORE_READ(inode, i_sb, s_dev) : 0;
+	e->flags = flags & (IG_S_IMMUTABLE | IG_S_APPEND | IG_S_SWAPFILE);
+	e->pid = bpf_get_current_pid_tgid() >> 32;
+	e->uid = (__u32)bpf_get_current_uid_gid();
+	e->op = op;
+	e->audit = audit;
+	e->err = err;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	bpf_probe_read_kernel_str(e->name, sizeof(e->name),
+				  BPF_CORE_READ(dentry, d_name.name));
+	bpf_ringbuf_submit(e, 0);
+	return audit ? 0 : -err;
+}
+
+/* the same, for the file of a call */
+static __always_inline int ig_refuse_file(int op, struct file *file,
+					  unsigned int flags, int err)
+{
+	return ig_refuse(op, BPF_CORE_READ(file, f_path.dentry), flags, err);
+}
+
 #endif
 
 /*

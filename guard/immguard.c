@@ -9,6 +9,8 @@
  *                      loaded already, replace the programs without a gap:
  *                      the new ones attach, sharing the old ones' maps,
  *                      before the old ones detach
+ *   immguard run       the same, then stay: log each refusal (the service)
+ *   --audit            (load, run) log what would be refused, and allow it
  *   immguard unload    remove the pins: the programs detach
  *   immguard status    exit 0 when every required program is attached
  *   immguard -v ...    libbpf's messages too
@@ -21,8 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <signal.h>
+#include <stddef.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <bpf/bpf.h>
@@ -32,6 +40,7 @@
 #include "write.skel.h"
 #include "mmap.skel.h"
 #include "chattr.skel.h"
+#include "immguard.h"
 
 #define PIN_DIR		"/sys/fs/bpf/immguard"
 /* bpffs refuses dots in names (reserved for the kernel) */
@@ -85,6 +94,9 @@ static struct prog progs[] = {
 	{ "ig_file_mprotect", "bpf_lsm_file_mprotect", true },
 	{ "ig_fileattr_done", "vfs_fileattr_set", true },
 	{ "ig_fileattr_in", "vfs_fileattr_set", true },
+	{ "ig_ioctl_done", "__x64_sys_ioctl", true },
+	{ "ig_ioctl32_done", "__ia32_compat_sys_ioctl", false },
+	{ "ig_ioctlx32_done", "__x64_compat_sys_ioctl", false },
 	{ "ig_file_ioctl", "bpf_lsm_file_ioctl", true },
 	{ "ig_file_ioctl_compat", "bpf_lsm_file_ioctl_compat", false },
 	{ "ig_capable", "bpf_lsm_capable", true },
@@ -327,7 +339,27 @@ static int unload(bool quiet)
 	return 0;
 }
 
-static int load(void)
+/* the shared config: audit mode on or off, the loss counter kept */
+static int set_mode(int config_fd, bool audit)
+{
+	struct ig_config cfg = {};
+	__u32 zero = 0;
+
+	bpf_map_lookup_elem(config_fd, &zero, &cfg);
+	cfg.audit = audit;
+	if (bpf_map_update_elem(config_fd, &zero, &cfg, BPF_ANY)) {
+		say("cannot set the mode: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Load and attach the programs (or replace the loaded ones), in audit mode
+ * or not; with @events_fd, hand back descriptors of the shared ring buffer
+ * and config (-1 on failure).
+ */
+static int load(bool audit, int *events_fd, int *config_fd)
 {
 	struct guard_write *w = NULL;
 	struct guard_mmap *m = NULL;
@@ -382,16 +414,26 @@ static int load(void)
 		say("cannot load mmap.bpf.o");
 		goto out;
 	}
-	/* one striped state for both halves of the mmap/chattr handshake */
-	if ((!swap && bpf_map__reuse_fd(c->maps.ig_slots, bpf_map__fd(m->maps.ig_slots))) ||
+	/*
+	 * One striped state for both halves of the mmap/chattr handshake, one
+	 * ring buffer and config for all: mmap.bpf.o's, which are the old
+	 * set's where there is one.
+	 */
+	if (bpf_map__reuse_fd(c->maps.ig_slots, bpf_map__fd(m->maps.ig_slots)) ||
+	    bpf_map__reuse_fd(c->maps.ig_events, bpf_map__fd(m->maps.ig_events)) ||
+	    bpf_map__reuse_fd(c->maps.ig_config, bpf_map__fd(m->maps.ig_config)) ||
 	    guard_chattr__load(c)) {
 		say("cannot load chattr.bpf.o");
 		goto out;
 	}
-	if (guard_write__load(w)) {
+	if (bpf_map__reuse_fd(w->maps.ig_events, bpf_map__fd(m->maps.ig_events)) ||
+	    bpf_map__reuse_fd(w->maps.ig_config, bpf_map__fd(m->maps.ig_config)) ||
+	    guard_write__load(w)) {
 		say("cannot load write.bpf.o");
 		goto out;
 	}
+	if (set_mode(bpf_map__fd(m->maps.ig_config), audit))
+		goto out;
 	if (mkdir(dir, 0700)) {
 		say("cannot create %s: %s", dir, strerror(errno));
 		goto out;
@@ -442,10 +484,17 @@ static int load(void)
 		printf("immguard: loaded, %d programs attached and pinned in %s\n",
 		       n, PIN_DIR);
 	}
+	printf("immguard: %s\n", audit ?
+	       "audit mode: what would be refused is logged and allowed" :
+	       "enforcing");
 	for (size_t i = 0; i < NPROGS; i++)
 		if (progs[i].p && !bpf_program__autoload(progs[i].p))
 			printf("immguard: not on this kernel: %s (%s)\n",
 			       progs[i].name, progs[i].func);
+	if (events_fd) {
+		*events_fd = dup(bpf_map__fd(m->maps.ig_events));
+		*config_fd = dup(bpf_map__fd(m->maps.ig_config));
+	}
 	err = 0;
 	goto out;
 unpin:
@@ -494,21 +543,241 @@ static int status(void)
 	return missing ? 1 : 0;
 }
 
+/*
+ * "immguard run": the service.  Load (or replace), tell systemd it is
+ * ready, then log every record of the ring buffer as one line on stdout
+ * (the journal: <4> is warning, <5> notice), at most RATE a second with a
+ * burst of BURST; what is left out and what the full ring buffer lost is
+ * counted in a line of its own.  SIGTERM ends the logging, not the guard:
+ * the programs stay attached ("immguard unload" detaches them).
+ */
+#define RATE	20
+#define BURST	200
+
+static volatile sig_atomic_t stopping;
+static double tokens = BURST;
+static struct timespec last_refill;
+static unsigned long long suppressed, lost_seen;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+/* sd_notify(READY=1) without libsystemd */
+static void notify_ready(void)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t len;
+	int fd;
+
+	if (!path || (path[0] != '/' && path[0] != '@'))
+		return;
+	len = strlen(path);
+	if (len >= sizeof(sa.sun_path))
+		return;
+	memcpy(sa.sun_path, path, len);
+	if (sa.sun_path[0] == '@')
+		sa.sun_path[0] = 0;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	sendto(fd, "READY=1", 7, MSG_NOSIGNAL, (struct sockaddr *)&sa,
+	       offsetof(struct sockaddr_un, sun_path) + len);
+	close(fd);
+}
+
+static bool take_token(void)
+{
+	struct timespec now;
+	double dt;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	dt = (now.tv_sec - last_refill.tv_sec) +
+	     (now.tv_nsec - last_refill.tv_nsec) / 1e9;
+	last_refill = now;
+	tokens = tokens + dt * RATE > BURST ? BURST : tokens + dt * RATE;
+	if (tokens < 1)
+		return false;
+	tokens -= 1;
+	return true;
+}
+
+/*
+ * The path of the file, where the process still has it open: the
+ * programs know its name and inode, and bpf_d_path() is not allowed in
+ * the hooks they run in.
+ */
+static bool path_of(const struct ig_event *e, char *buf, size_t len)
+{
+	char dir[64], link[320];
+	struct dirent *d;
+	struct stat st;
+	bool found = false;
+	DIR *fds;
+
+	snprintf(dir, sizeof(dir), "/proc/%u/fd", e->pid);
+	fds = opendir(dir);
+	if (!fds)
+		return false;
+	while (!found && (d = readdir(fds))) {
+		ssize_t n;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(link, sizeof(link), "%s/%s", dir, d->d_name);
+		if (stat(link, &st) || st.st_ino != e->ino ||
+		    major(st.st_dev) != e->dev >> 20 ||
+		    minor(st.st_dev) != (e->dev & 0xfffff))
+			continue;
+		n = readlink(link, buf, len - 1);
+		if (n > 0) {
+			buf[n] = 0;
+			found = true;
+		}
+	}
+	closedir(fds);
+	return found;
+}
+
+static const char *op_name(int op)
+{
+	switch (op) {
+	case IG_OP_WRITE:	return "write to";
+	case IG_OP_TRUNCATE:	return "truncation of";
+	case IG_OP_MMAP:	return "shared mapping that can write of";
+	case IG_OP_MPROTECT:	return "mprotect(PROT_WRITE) of a shared mapping of";
+	case IG_OP_CHATTR:	return "chattr +i/+a of";
+	case IG_OP_IOCTL:	return "ioctl that changes";
+	}
+	return "call on";
+}
+
+static const char *why(const struct ig_event *e)
+{
+	if (e->flags & IG_S_SWAPFILE)
+		return "an active swapfile";
+	if (e->op == IG_OP_CHATTR)
+		return "mapped shared and writable, or being mapped";
+	if (e->flags & IG_S_IMMUTABLE)
+		return "immutable";
+	if (e->flags & IG_S_APPEND)
+		return "append-only";
+	return "being made immutable or append-only";
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	const struct ig_event *e = data;
+	char path[300];
+
+	(void)ctx;
+	if (size < sizeof(*e))
+		return 0;
+	if (!take_token()) {
+		suppressed++;
+		return 0;
+	}
+	if (suppressed) {
+		printf("<4>immguard: %llu refusals not logged (more than %d a second)\n",
+		       suppressed, RATE);
+		suppressed = 0;
+	}
+	if (!path_of(e, path, sizeof(path)))
+		snprintf(path, sizeof(path), ".../%.*s", (int)sizeof(e->name), e->name);
+	printf("<%d>immguard: %s %s %s (%s; device %u:%u, inode %llu) by pid %u (%.*s), uid %u: %s\n",
+	       e->audit ? 5 : 4, e->audit ? "audit: would refuse" : "refused",
+	       op_name(e->op), path, why(e), e->dev >> 20, e->dev & 0xfffff,
+	       (unsigned long long)e->ino, e->pid, (int)sizeof(e->comm), e->comm,
+	       e->uid, strerror(e->err));
+	return 0;
+}
+
+static void count_lost(int config_fd)
+{
+	struct ig_config cfg = {};
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(config_fd, &zero, &cfg) || cfg.lost <= lost_seen)
+		return;
+	printf("<4>immguard: the ring buffer was full: %llu refusals not recorded\n",
+	       (unsigned long long)(cfg.lost - lost_seen));
+	lost_seen = cfg.lost;
+}
+
+static int run(bool audit)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+	int events_fd = -1, config_fd = -1, err;
+	struct ring_buffer *rb;
+	__u32 zero = 0;
+	struct ig_config cfg = {};
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	err = load(audit, &events_fd, &config_fd);
+	if (err)
+		return err;
+	if (events_fd < 0 || config_fd < 0) {
+		say("cannot keep the ring buffer: %s", strerror(errno));
+		return 1;
+	}
+	rb = ring_buffer__new(events_fd, on_event, NULL, NULL);
+	if (!rb) {
+		say("cannot read the ring buffer: %s", strerror(errno));
+		return 1;
+	}
+	if (!bpf_map_lookup_elem(config_fd, &zero, &cfg))
+		lost_seen = cfg.lost;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &last_refill);
+	notify_ready();
+	printf("immguard: logging refusals\n");
+	while (!stopping) {
+		err = ring_buffer__poll(rb, 1000);
+		if (err < 0 && err != -EINTR) {
+			say("reading the ring buffer: %s", strerror(-err));
+			break;
+		}
+		count_lost(config_fd);
+	}
+	ring_buffer__consume(rb);
+	if (suppressed)
+		printf("<4>immguard: %llu refusals not logged (more than %d a second)\n",
+		       suppressed, RATE);
+	ring_buffer__free(rb);
+	printf("immguard: stopped logging; the programs stay attached\n");
+	return stopping ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+	const char *cmd;
+	bool audit = false;
 	int i = 1;
 
 	if (i < argc && !strcmp(argv[i], "-v")) {
 		verbose = true;
 		i++;
 	}
+	cmd = i < argc ? argv[i++] : "";
+	if (i < argc && !strcmp(argv[i], "--audit")) {
+		audit = true;
+		i++;
+	}
 	libbpf_set_print(print);
-	if (i < argc && !strcmp(argv[i], "load"))
-		return load();
-	if (i < argc && !strcmp(argv[i], "unload"))
+	if (i == argc && !strcmp(cmd, "load"))
+		return load(audit, NULL, NULL);
+	if (i == argc && !strcmp(cmd, "run"))
+		return run(audit);
+	if (i == argc && !audit && !strcmp(cmd, "unload"))
 		return unload(false);
-	if (i < argc && !strcmp(argv[i], "status"))
+	if (i == argc && !audit && !strcmp(cmd, "status"))
 		return status();
-	fprintf(stderr, "usage: immguard [-v] load|unload|status\n");
+	fprintf(stderr, "usage: immguard [-v] load|run [--audit]\n"
+			"       immguard [-v] unload|status\n");
 	return 2;
 }

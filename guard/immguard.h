@@ -15,10 +15,46 @@ struct ig_slot {
 	long long marks;	/* chattr +i/+a on their way in */
 };
 
+/*
+ * A refusal, or in audit mode a call that would have been refused: one
+ * record in the ring buffer ig_events, which "immguard run" logs.
+ */
+enum ig_op {
+	IG_OP_WRITE = 1,	/* write(), fallocate() and kin */
+	IG_OP_TRUNCATE,
+	IG_OP_MMAP,		/* a shared mapping that could write */
+	IG_OP_MPROTECT,
+	IG_OP_CHATTR,		/* +i/+a on a file mapped shared and writable */
+	IG_OP_IOCTL,		/* an ioctl that changes the file it is called on */
+};
+
+struct ig_event {
+	__u64 ino;
+	__u32 dev;		/* the kernel's dev_t: major << 20 | minor */
+	__u32 pid;		/* thread group */
+	__u32 uid;
+	__u32 flags;		/* the file's IG_S_IMMUTABLE, _APPEND, _SWAPFILE */
+	__u16 op;		/* enum ig_op */
+	__u16 audit;		/* allowed: audit mode */
+	__s32 err;		/* the errno the call got (or would have) */
+	char comm[16];
+	char name[64];		/* the file's last path component */
+};
+
+/* one entry, shared by all programs and kept across a reload */
+struct ig_config {
+	__u32 audit;		/* log, and allow */
+	__u32 pad;
+	__u64 lost;		/* records the full ring buffer dropped */
+};
+
+#define IG_EVENTS_SIZE		(256 * 1024)
+
 #define IG_EPERM		1
 #define IG_EACCES		13
 #define IG_EBUSY		16
 #define IG_ETXTBSY		26
+#define IG_ENOIOCTLCMD		515	/* the kernel's, never seen by users */
 
 /* inode->i_flags */
 #define IG_S_APPEND		(1 << 2)
@@ -37,6 +73,8 @@ struct ig_slot {
 #define IG_FS_IOC_SETFLAGS	0x40086602
 #define IG_FS_IOC32_SETFLAGS	0x40046602
 #define IG_FS_IOC_FSSETXATTR	0x401c5820
+/* vfat's attributes: ATTR_SYS is S_IMMUTABLE with -o sys_immutable */
+#define IG_FAT_IOCTL_SET_ATTRIBUTES 0x40047211
 /* ioctls that change the file they are called on without write() */
 #define IG_FS_IOC_SETVERSION	0x40087602
 #define IG_FS_IOC32_SETVERSION	0x40047602
@@ -60,6 +98,7 @@ struct ig_slot {
  * has struct backing_file, and then checked against the overlay magic */
 #define IG_FMODE_BACKING_6_12	(1U << 24)
 #define IG_OVERLAYFS_MAGIC	0x794c7630
+#define IG_MSDOS_SUPER_MAGIC	0x4d44
 #define IG_CAP_LINUX_IMMUTABLE	9
 
 #endif

@@ -69,9 +69,9 @@ static __always_inline int refused(struct file *file, bool write)
 	 * here.
 	 */
 	if (!(iflags & IG_S_IMMUTABLE))
-		return -IG_EACCES;
+		return ig_refuse_file(IG_OP_MMAP, file, iflags, IG_EACCES);
 	if (write || BPF_CORE_READ(file, f_inode, i_sb, s_magic) == IG_TMPFS_MAGIC)
-		return -IG_EPERM;
+		return ig_refuse_file(IG_OP_MMAP, file, iflags, IG_EPERM);
 	return 0;
 }
 
@@ -112,8 +112,11 @@ int BPF_PROG(ig_mmap_file, struct file *file, unsigned long reqprot,
 
 	/* 2. then look at chattr's mark and at the flags */
 	if (ig_load_full(&s->marks) > 0) {
-		lower(raised);
-		return -IG_EPERM;
+		/* a chattr is setting the flag: no flag to report yet */
+		err = ig_refuse_file(IG_OP_MMAP, file, 0, IG_EPERM);
+		if (err)
+			lower(raised);
+		return err;
 	}
 	err = refused(file, write);
 	if (err)
@@ -187,6 +190,7 @@ SEC("lsm/file_mprotect")
 int BPF_PROG(ig_file_mprotect, struct vm_area_struct *vma,
 	     unsigned long reqprot, unsigned long prot, int ret)
 {
+	unsigned int flags;
 	struct file *file;
 
 	if (ret)
@@ -198,7 +202,8 @@ int BPF_PROG(ig_file_mprotect, struct vm_area_struct *vma,
 		return 0;
 	if (!is_regular(BPF_CORE_READ(file, f_inode)))
 		return 0;
-	if (file_iflags(file) & (IG_S_IMMUTABLE | IG_S_APPEND))
-		return -IG_EPERM;
+	flags = file_iflags(file);
+	if (flags & (IG_S_IMMUTABLE | IG_S_APPEND))
+		return ig_refuse_file(IG_OP_MPROTECT, file, flags, IG_EPERM);
 	return 0;
 }

@@ -68,7 +68,7 @@ static __always_inline int write_refused(struct file *file)
 		return 0;
 	flags = file_iflags(file);
 	if (flags & IG_S_IMMUTABLE)
-		return -IG_EPERM;
+		return ig_refuse_file(IG_OP_WRITE, file, flags, IG_EPERM);
 	if (!(flags & IG_S_APPEND))
 		return 0;
 	if (BPF_CORE_READ(file, f_flags) & IG_O_APPEND)
@@ -78,7 +78,7 @@ static __always_inline int write_refused(struct file *file)
 		return 0;
 	if (w && w->allocating)
 		return 0;
-	return -IG_EPERM;
+	return ig_refuse_file(IG_OP_WRITE, file, flags, IG_EPERM);
 }
 
 SEC("lsm/file_permission")
@@ -93,10 +93,13 @@ int BPF_PROG(ig_file_permission, struct file *file, int mask, int ret)
 SEC("lsm/file_truncate")
 int BPF_PROG(ig_file_truncate, struct file *file, int ret)
 {
+	unsigned int flags;
+
 	if (ret)
 		return ret;
-	if (file_iflags(file) & (IG_S_IMMUTABLE | IG_S_APPEND))
-		return -IG_EPERM;
+	flags = file_iflags(file);
+	if (flags & (IG_S_IMMUTABLE | IG_S_APPEND))
+		return ig_refuse_file(IG_OP_TRUNCATE, file, flags, IG_EPERM);
 	return 0;
 }
 
@@ -104,13 +107,17 @@ int BPF_PROG(ig_file_truncate, struct file *file, int ret)
 SEC("lsm/path_truncate")
 int BPF_PROG(ig_path_truncate, const struct path *path, int ret)
 {
+	struct dentry *dentry;
 	struct inode *inode;
+	unsigned int flags;
 
 	if (ret)
 		return ret;
-	inode = BPF_CORE_READ(path, dentry, d_inode);
-	if (inode && (BPF_CORE_READ(inode, i_flags) & (IG_S_IMMUTABLE | IG_S_APPEND)))
-		return -IG_EPERM;
+	dentry = BPF_CORE_READ(path, dentry);
+	inode = BPF_CORE_READ(dentry, d_inode);
+	flags = inode ? BPF_CORE_READ(inode, i_flags) : 0;
+	if (flags & (IG_S_IMMUTABLE | IG_S_APPEND))
+		return ig_refuse(IG_OP_TRUNCATE, dentry, flags, IG_EPERM);
 	return 0;
 }
 
@@ -185,6 +192,7 @@ int ig_inode_setattr(__u64 *ctx)
 {
 	__u64 n = bpf_get_func_arg_cnt(ctx), dentry = 0, attr = 0;
 	struct inode *inode;
+	unsigned int flags;
 
 	if (n < 2 || bpf_get_func_arg(ctx, n - 2, &dentry) ||
 	    bpf_get_func_arg(ctx, n - 1, &attr))
@@ -194,7 +202,9 @@ int ig_inode_setattr(__u64 *ctx)
 	inode = BPF_CORE_READ((struct dentry *)dentry, d_inode);
 	if (!inode || !is_regular(inode))
 		return 0;
-	if (BPF_CORE_READ(inode, i_flags) & (IG_S_IMMUTABLE | IG_S_APPEND))
-		return -IG_EPERM;
+	flags = BPF_CORE_READ(inode, i_flags);
+	if (flags & (IG_S_IMMUTABLE | IG_S_APPEND))
+		return ig_refuse(IG_OP_TRUNCATE, (struct dentry *)dentry, flags,
+				 IG_EPERM);
 	return 0;
 }

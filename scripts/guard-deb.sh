@@ -17,6 +17,7 @@ rm -rf "$stage" && mkdir -p "$stage/DEBIAN"
 install -D -m 0755 "$bin" "$stage/usr/sbin/immguard"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/sbin/immguard"
 install -D -m 0644 "$g/immguard.service" "$stage/lib/systemd/system/immguard.service"
+install -D -m 0644 "$g/debian/default" "$stage/etc/default/immguard"
 install -d "$stage/usr/share/man/man8" "$stage/usr/share/doc/immguard" \
 	"$stage/usr/share/lintian/overrides"
 # the shared libraries it links, as the archive has them (dpkg-shlibdeps'
@@ -32,6 +33,8 @@ sed "s/@VERSION@/$version/" "$g/debian/changelog" | gzip -9n \
 	>"$stage/usr/share/doc/immguard/changelog.Debian.gz"
 install -m 0644 "$g/debian/copyright" "$stage/usr/share/doc/immguard/copyright"
 install -m 0644 "$g/debian/lintian-overrides" "$stage/usr/share/lintian/overrides/immguard"
+echo /etc/default/immguard >"$stage/DEBIAN/conffiles"
+chmod 0644 "$stage/DEBIAN/conffiles"
 for s in postinst prerm postrm; do
 	install -m 0755 "$g/debian/$s" "$stage/DEBIAN/$s"
 done

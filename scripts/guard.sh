@@ -64,6 +64,7 @@ chmod +x "$layer/bin/imm-guard" "$layer/bin/imm-guard-nolsm"
 cp "$out/race" "$layer/tests/guard_race"
 cp "$out/leak" "$layer/tests/guard_leak"
 cp "$out/reload" "$layer/tests/guard_reload"
+cp "$out/fat" "$layer/tests/guard_fat"
 for p in "$out"/tests/*; do
 	[ -x "$p" ] && [ -f "$p" ] && cp "$p" "$layer/tests/"
 done

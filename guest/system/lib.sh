@@ -17,14 +17,14 @@ hold() {
 	mkfifo $run/in $run/out
 	$lib/imm-hold "$1" <$run/in >$run/out &
 	exec 3>$run/in 4<$run/out
-	read -r l <&4
-	[ "$l" = held ] || say "IMM-SYS FAIL hold $1: $l"
+	read -r _hold <&4
+	[ "$_hold" = held ] || say "IMM-SYS FAIL hold $1: $_hold"
 }
 # released: let imm-hold write back what it read; print what it says
 released() {
 	echo go >&3
-	read -r l <&4
+	read -r _hold <&4
 	exec 3>&- 4<&-
 	wait
-	echo "$l"
+	echo "$_hold"
 }
