@@ -61,6 +61,33 @@ static __always_inline struct inode *user_inode(struct file *file)
 	return inode ? inode : BPF_CORE_READ(file, f_inode);
 }
 
+/*
+ * Whether every flag that counts for @file is in file->f_inode->i_flags:
+ * not an overlay inode, not a real file that overlayfs opened (6.1: its
+ * f_path is the overlay dentry; 6.12: a backing file).  These are fixed
+ * for the life of the file, so the hot paths may test them before their
+ * handshake and read the flags after it.  Read directly, not with
+ * BPF_CORE_READ(): the hooks' arguments are BTF pointers, and a direct
+ * load is one instruction where BPF_CORE_READ() calls a helper per field
+ * (immguard's write and mmap overhead, make guard-bench).
+ */
+static __always_inline bool flags_in_f_inode(struct file *file)
+{
+	struct inode *inode = file->f_inode;
+
+	if (inode->i_sb->s_magic == IG_OVERLAYFS_MAGIC)
+		return false;
+	if (file->f_path.dentry->d_inode != inode)
+		return false;
+	return !(bpf_core_type_exists(struct backing_file___ig) &&
+		 (file->f_mode & IG_FMODE_BACKING_6_12));
+}
+
+/* whether @file's own inode carries +i or +a, read directly */
+static __always_inline bool f_inode_flagged(struct file *file)
+{
+	return file->f_inode->i_flags & (IG_S_IMMUTABLE | IG_S_APPEND);
+}
 
 static __always_inline bool is_regular(struct inode *inode)
 {

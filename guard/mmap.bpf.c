@@ -82,7 +82,9 @@ int BPF_PROG(ig_mmap_file, struct file *file, unsigned long reqprot,
 	unsigned long type = flags & IG_MAP_TYPE;
 	bool write = (prot | reqprot) & IG_PROT_WRITE;
 	struct ig_slot *s;
+	struct inode *inode;
 	__u32 slot, *raised;
+	bool plain;
 	int err;
 
 	if (ret || !file)
@@ -90,10 +92,11 @@ int BPF_PROG(ig_mmap_file, struct file *file, unsigned long reqprot,
 	if (type != IG_MAP_SHARED && type != IG_MAP_SHARED_VALIDATE)
 		return 0;
 	/* only these can write; do_mmap() refuses PROT_WRITE of the others */
-	if (!(BPF_CORE_READ(file, f_mode) & IG_FMODE_WRITE))
+	if (!(file->f_mode & IG_FMODE_WRITE))
 		return 0;
-	if (!is_regular(BPF_CORE_READ(file, f_inode)))
+	if ((file->f_inode->i_mode & IG_S_IFMT) != IG_S_IFREG)
 		return 0;
+	plain = flags_in_f_inode(file);
 
 	raised = raised_of(bpf_get_current_task_btf(), true);
 	if (!raised)
@@ -103,7 +106,11 @@ int BPF_PROG(ig_mmap_file, struct file *file, unsigned long reqprot,
 	lower(raised);
 
 	/* 1. raise the counter of the user's inode (full barrier) */
-	slot = slot_of(user_inode(file));
+	if (plain)	/* the address, as a number, for the hash */
+		bpf_probe_read_kernel(&inode, sizeof(inode), &file->f_inode);
+	else
+		inode = user_inode(file);
+	slot = slot_of(inode);
 	s = bpf_map_lookup_elem(&ig_slots, &slot);
 	if (!s)
 		return refused(file, write);
@@ -118,6 +125,8 @@ int BPF_PROG(ig_mmap_file, struct file *file, unsigned long reqprot,
 			lower(raised);
 		return err;
 	}
+	if (plain && !f_inode_flagged(file))
+		return 0;
 	err = refused(file, write);
 	if (err)
 		lower(raised);

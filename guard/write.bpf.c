@@ -86,6 +86,9 @@ int BPF_PROG(ig_file_permission, struct file *file, int mask, int ret)
 {
 	if (ret || !(mask & IG_MAY_WRITE))
 		return ret;
+	/* every write on the system comes here: the common case first */
+	if (flags_in_f_inode(file) && !f_inode_flagged(file))
+		return 0;
 	return write_refused(file);
 }
 
