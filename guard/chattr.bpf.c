@@ -310,6 +310,21 @@ int BPF_PROG(ig_fileattr_done, void *idmap, struct dentry *dentry,
  * lowers the mark of a filesystem that sets the flag in its own ioctl, and
  * of any call whose vfs_fileattr_set() fexit did not run.
  */
+/*
+ * A thread that entered its ioctl before these programs were attached,
+ * and exits without the exits above having seen it, takes its mark with
+ * it here: the slots outlive a reload.
+ */
+SEC("lsm/task_free")
+int BPF_PROG(ig_chattr_task_free, struct task_struct *task)
+{
+	struct ig_chattr *c = bpf_task_storage_get(&ig_chattr, task, 0, 0);
+
+	if (c)
+		unmark(c);
+	return 0;
+}
+
 SEC("fexit/__x64_sys_ioctl")
 int BPF_PROG(ig_ioctl_done, struct pt_regs *regs, long ret)
 {

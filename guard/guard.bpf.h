@@ -208,6 +208,9 @@ static __always_inline int ig_refuse(int op, struct dentry *dentry,
 			__sync_fetch_and_add(&cfg->lost, 1);
 		return audit ? 0 : -err;
 	}
+	e->version = IG_EVENT_VERSION;
+	e->pad = 0;
+	e->boot_ns = bpf_ktime_get_boot_ns();
 	e->ino = inode ? BPF_CORE_READ(inode, i_ino) : 0;
 	e->dev = inode ? BPF_CORE_READ(inode, i_sb, s_dev) : 0;
 	e->flags = flags & (IG_S_IMMUTABLE | IG_S_APPEND | IG_S_SWAPFILE);

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/sysmacros.h>
@@ -87,14 +88,17 @@ static struct prog progs[] = {
 	{ "ig_task_free", "bpf_lsm_task_free", true },
 	/*
 	 * 6.1 attaches to no function of more than six arguments: there the
-	 * exits of do_mmap()'s callers lower the raise instead (every mmap
-	 * passing two fexits where one does costs, make guard-bench)
+	 * exit of vm_mmap_pgoff() lowers the raise instead (on 6.12 it would
+	 * be a second trampoline on every mmap, make guard-bench).  shmat()
+	 * and remap_file_pages() can fail after security_mmap_file() without
+	 * reaching do_mmap(): their exits stay everywhere.
 	 */
 	{ "ig_mmap_done", "do_mmap", false, true },
 	{ "ig_mmap_pgoff_done", "vm_mmap_pgoff", true, false, true },
-	{ "ig_shmat_done", "do_shmat", false, false, true },
-	{ "ig_remap_done", "__x64_sys_remap_file_pages", false, false, true },
-	{ "ig_remap32_done", "__ia32_sys_remap_file_pages", false, false, true },
+	{ "ig_shmat_done", "do_shmat", false },
+	{ "ig_remap_done", "__x64_sys_remap_file_pages", false },
+	{ "ig_remap32_done", "__ia32_sys_remap_file_pages", false },
+	{ "ig_chattr_task_free", "bpf_lsm_task_free", true },
 	{ "ig_mmap_file", "bpf_lsm_mmap_file", true },
 	{ "ig_file_mprotect", "bpf_lsm_file_mprotect", true },
 	{ "ig_fileattr_done", "vfs_fileattr_set", true },
@@ -376,9 +380,14 @@ static int load(bool audit, int *events_fd, int *config_fd)
 
 	const char *dir = PIN_DIR;
 	bool swap = false, mmap_done = false;
+	int lock;
 
 	if (check_lsm() || mount_bpffs())
 		return 2;
+	/* one loader at a time (the unit's start, its reload, postinst, a user) */
+	lock = open("/sys/fs/bpf", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (lock >= 0)
+		flock(lock, LOCK_EX);
 	/*
 	 * What a replacement killed half way left: a new set not yet in
 	 * place goes; an old set moved aside but not unpinned comes back.
@@ -397,7 +406,7 @@ static int load(bool audit, int *events_fd, int *config_fd)
 	if (!vmlinux) {
 		say("cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
 		    strerror(errno));
-		return 1;
+		goto out;
 	}
 	w = guard_write__open();
 	m = guard_mmap__open();
@@ -437,8 +446,6 @@ static int load(bool audit, int *events_fd, int *config_fd)
 		say("cannot load write.bpf.o");
 		goto out;
 	}
-	if (set_mode(bpf_map__fd(m->maps.ig_config), audit))
-		goto out;
 	if (mkdir(dir, 0700)) {
 		say("cannot create %s: %s", dir, strerror(errno));
 		goto out;
@@ -487,12 +494,15 @@ static int load(bool audit, int *events_fd, int *config_fd)
 			goto unpin;
 		}
 		old = unpin_dir(OLD_DIR);
+		set_mode(bpf_map__fd(m->maps.ig_config), audit);
 		printf("immguard: replaced, %d programs attached and pinned in %s, sharing the old maps (%d); %d old links detached\n",
 		       n, PIN_DIR, n_old_maps, old);
 	} else {
 		printf("immguard: loaded, %d programs attached and pinned in %s\n",
 		       n, PIN_DIR);
 	}
+	if (!swap && set_mode(bpf_map__fd(m->maps.ig_config), audit))
+		goto unpin;
 	printf("immguard: %s\n", audit ?
 	       "audit mode: what would be refused is logged and allowed" :
 	       "enforcing");
@@ -518,6 +528,8 @@ out:
 	guard_mmap__destroy(m);
 	guard_write__destroy(w);
 	btf__free(vmlinux);
+	if (lock >= 0)
+		close(lock);
 	return err;
 }
 
@@ -565,11 +577,18 @@ static int status(void)
  */
 #define RATE	20
 #define BURST	200
+/* per uid: one user's refusals cannot crowd out another's */
+#define BUCKETS	64
 
 static volatile sig_atomic_t stopping;
-static double tokens = BURST;
-static struct timespec last_refill;
-static unsigned long long suppressed, lost_seen;
+static struct bucket {
+	__u32 uid;
+	bool used;
+	double tokens;
+	struct timespec last;
+	unsigned long long suppressed;
+} buckets[BUCKETS];
+static unsigned long long lost_seen;
 
 static void on_stop(int sig)
 {
@@ -601,57 +620,122 @@ static void notify_ready(void)
 	close(fd);
 }
 
-static bool take_token(void)
+static void say_suppressed(struct bucket *b)
 {
+	if (!b->suppressed)
+		return;
+	printf("<4>immguard: %llu refusals of uid %u not logged (more than %d a second)\n",
+	       b->suppressed, b->uid, RATE);
+	b->suppressed = 0;
+}
+
+/* a token of @uid's bucket (a full table shares the last one) */
+static struct bucket *take_token(__u32 uid, bool *ok)
+{
+	struct bucket *b = &buckets[BUCKETS - 1];
 	struct timespec now;
 	double dt;
 
+	for (int i = 0; i < BUCKETS; i++) {
+		if (buckets[i].used && buckets[i].uid != uid)
+			continue;
+		b = &buckets[i];
+		break;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	dt = (now.tv_sec - last_refill.tv_sec) +
-	     (now.tv_nsec - last_refill.tv_nsec) / 1e9;
-	last_refill = now;
-	tokens = tokens + dt * RATE > BURST ? BURST : tokens + dt * RATE;
-	if (tokens < 1)
-		return false;
-	tokens -= 1;
-	return true;
+	if (!b->used) {
+		b->used = true;
+		b->uid = uid;
+		b->tokens = BURST;
+		b->last = now;
+	}
+	dt = (now.tv_sec - b->last.tv_sec) + (now.tv_nsec - b->last.tv_nsec) / 1e9;
+	b->last = now;
+	b->tokens = b->tokens + dt * RATE > BURST ? BURST : b->tokens + dt * RATE;
+	*ok = b->tokens >= 1;
+	if (*ok)
+		b->tokens -= 1;
+	return b;
 }
 
 /*
  * The path of the file, where the process still has it open: the
- * programs know its name and inode, and bpf_d_path() is not allowed in
- * the hooks they run in.
+ * programs know its name and inode number, and bpf_d_path() is not
+ * allowed in most of the hooks they run in.  Matched by the inode number
+ * in /proc/PID/fdinfo/N and the link's last component, so that nothing
+ * asks the file's filesystem (a stat() would: a FUSE server that never
+ * answers would stall the logging); at most MAX_FDS descriptors.
  */
+#define MAX_FDS	1024
+
+static unsigned long long fdinfo_ino(const char *path)
+{
+	unsigned long long ino = 0;
+	char line[128];
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "ino: %llu", &ino) == 1)
+			break;
+	fclose(f);
+	return ino;
+}
+
 static bool path_of(const struct ig_event *e, char *buf, size_t len)
 {
 	char dir[64], link[320];
 	struct dirent *d;
-	struct stat st;
 	bool found = false;
+	int scanned = 0;
 	DIR *fds;
 
 	snprintf(dir, sizeof(dir), "/proc/%u/fd", e->pid);
 	fds = opendir(dir);
 	if (!fds)
 		return false;
-	while (!found && (d = readdir(fds))) {
+	while (!found && scanned < MAX_FDS && (d = readdir(fds))) {
+		const char *base;
 		ssize_t n;
 
 		if (d->d_name[0] == '.')
 			continue;
-		snprintf(link, sizeof(link), "%s/%s", dir, d->d_name);
-		if (stat(link, &st) || st.st_ino != e->ino ||
-		    major(st.st_dev) != e->dev >> 20 ||
-		    minor(st.st_dev) != (e->dev & 0xfffff))
+		scanned++;
+		snprintf(link, sizeof(link), "/proc/%u/fdinfo/%s", e->pid, d->d_name);
+		if (fdinfo_ino(link) != e->ino)
 			continue;
+		snprintf(link, sizeof(link), "%s/%s", dir, d->d_name);
 		n = readlink(link, buf, len - 1);
-		if (n > 0) {
-			buf[n] = 0;
-			found = true;
-		}
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		base = strrchr(buf, '/');
+		found = base && !strncmp(base + 1, e->name, sizeof(e->name));
 	}
 	closedir(fds);
 	return found;
+}
+
+/*
+ * @in as printable text in @out: a file name or a command name is the
+ * user's, and a newline in it would start a line of its own in the
+ * journal, with any priority; control and non-ASCII bytes become \xNN.
+ */
+static const char *printable(const char *in, size_t inlen, char *out, size_t outlen)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < inlen && in[i] && o + 5 < outlen; i++) {
+		unsigned char c = in[i];
+
+		if (c < 0x20 || c >= 0x7f || c == '\\')
+			o += snprintf(out + o, outlen - o, "\\x%02x", c);
+		else
+			out[o++] = c;
+	}
+	out[o] = 0;
+	return out;
 }
 
 static const char *op_name(int op)
@@ -683,26 +767,26 @@ static const char *why(const struct ig_event *e)
 static int on_event(void *ctx, void *data, size_t size)
 {
 	const struct ig_event *e = data;
-	char path[300];
+	char path[300], name[4 * 300], comm[4 * 16];
+	struct bucket *b;
+	bool ok;
 
 	(void)ctx;
-	if (size < sizeof(*e))
+	if (size < sizeof(*e) || e->version != IG_EVENT_VERSION)
 		return 0;
-	if (!take_token()) {
-		suppressed++;
+	b = take_token(e->uid, &ok);
+	if (!ok) {
+		b->suppressed++;
 		return 0;
 	}
-	if (suppressed) {
-		printf("<4>immguard: %llu refusals not logged (more than %d a second)\n",
-		       suppressed, RATE);
-		suppressed = 0;
-	}
+	say_suppressed(b);
 	if (!path_of(e, path, sizeof(path)))
 		snprintf(path, sizeof(path), ".../%.*s", (int)sizeof(e->name), e->name);
-	printf("<%d>immguard: %s %s %s (%s; device %u:%u, inode %llu) by pid %u (%.*s), uid %u: %s\n",
+	printf("<%d>immguard: %s %s %s (%s; device %u:%u, inode %llu) by pid %u (%s), uid %u: %s\n",
 	       e->audit ? 5 : 4, e->audit ? "audit: would refuse" : "refused",
-	       op_name(e->op), path, why(e), e->dev >> 20, e->dev & 0xfffff,
-	       (unsigned long long)e->ino, e->pid, (int)sizeof(e->comm), e->comm,
+	       op_name(e->op), printable(path, sizeof(path), name, sizeof(name)),
+	       why(e), e->dev >> 20, e->dev & 0xfffff, (unsigned long long)e->ino,
+	       e->pid, printable(e->comm, sizeof(e->comm), comm, sizeof(comm)),
 	       e->uid, strerror(e->err));
 	return 0;
 }
@@ -745,7 +829,6 @@ static int run(bool audit)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &last_refill);
 	notify_ready();
 	printf("immguard: logging refusals\n");
 	while (!stopping) {
@@ -755,11 +838,12 @@ static int run(bool audit)
 			break;
 		}
 		count_lost(config_fd);
+		for (int i = 0; i < BUCKETS; i++)
+			say_suppressed(&buckets[i]);
 	}
 	ring_buffer__consume(rb);
-	if (suppressed)
-		printf("<4>immguard: %llu refusals not logged (more than %d a second)\n",
-		       suppressed, RATE);
+	for (int i = 0; i < BUCKETS; i++)
+		say_suppressed(&buckets[i]);
 	ring_buffer__free(rb);
 	printf("immguard: stopped logging; the programs stay attached\n");
 	return stopping ? 0 : 1;
@@ -791,5 +875,5 @@ int main(int argc, char **argv)
 		return status();
 	fprintf(stderr, "usage: immguard [-v] load|run [--audit]\n"
 			"       immguard [-v] unload|status\n");
-	return 2;
+	return 64;	/* EX_USAGE: 2 is "no BPF LSM" */
 }

@@ -28,7 +28,14 @@ enum ig_op {
 	IG_OP_IOCTL,		/* an ioctl that changes the file it is called on */
 };
 
+#define IG_EVENT_VERSION	1	/* of struct ig_event: the loader and the
+					 * programs may differ while one replaces
+					 * the other */
+
 struct ig_event {
+	__u32 version;		/* IG_EVENT_VERSION */
+	__u32 pad;
+	__u64 boot_ns;		/* when: bpf_ktime_get_boot_ns() */
 	__u64 ino;
 	__u32 dev;		/* the kernel's dev_t: major << 20 | minor */
 	__u32 pid;		/* thread group */
