@@ -133,7 +133,10 @@ static void store(volatile char *p, char c)
 
 	if (sigsetjmp(here, 1) == 0) {
 		jb = &here;
+		/* jb is no volatile: keep its stores on either side */
+		asm volatile("" ::: "memory");
 		*p = c;
+		asm volatile("" ::: "memory");
 	}
 	jb = NULL;
 }

@@ -152,6 +152,15 @@ done
 for s in $sides; do
 	bad=$(awk -F'\t' -v k="${s%%=*}" '$1 == k && ($4 == "missing" || $4 == "n/a") { print $2 }' "$res" | xargs)
 	if [ -z "$bad" ]; then ok "${s%%=*}: every column ran"; else nok "${s%%=*}: no results on $bad"; fi
+	# a test that has a result on a column elsewhere and none here: its
+	# program died on this side before it printed it
+	# shellcheck disable=SC2016 # an awk program
+	lost=$(awk -F'\t' -v k="${s%%=*}" '
+		$3 == "-" || $4 == "missing" || $4 == "n/a" { next }
+		$1 == k { here[$2 SUBSEP $3] = 1; ran[$2] = 1; next }
+		{ seen[$2 SUBSEP $3] = 1 }
+		END { for (p in seen) { split(p, a, SUBSEP); if ((a[1] in ran) && !(p in here)) print a[1] ":" a[2] } }' "$res" | sort | head -n 5 | xargs)
+	[ -z "$lost" ] || nok "${s%%=*}: no result where the other sides have one (the program died?): $lost"
 done
 
 echo "==> (2) every test has a line in config/expectations"
