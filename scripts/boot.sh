@@ -130,7 +130,12 @@ icount=
 # 7.2's TCG has executed the int3 that text_poke_bp() leaves there for a
 # moment after it was gone (an "Oops: int3" in sched_clock_cpu(), seen
 # twice on Debian's 6.12).  Said at boot, the key is never turned on.
-append="console=ttyS0 panic=-1 oops=panic loglevel=5 no_timer_check tsc=unstable${memmap} ${APPEND:-}"
+# Under -icount the TSC counts instructions as every other clock does, so
+# it is declared reliable instead: without ACPI our kernels find no HPET,
+# and tsc=unstable would leave the benchmarks a jiffies clock (4 ms).
+tsc=unstable
+[ -n "$icount" ] && tsc=reliable
+append="console=ttyS0 panic=-1 oops=panic loglevel=5 no_timer_check tsc=$tsc${memmap} ${APPEND:-}"
 # shellcheck disable=SC2086
 set -- qemu-system-x86_64 -accel "${ACCEL:-tcg}" $icount -smp "${SMP:-2}" \
 	-m "$mem" -cpu max -no-reboot -display none -vga none \
