@@ -53,9 +53,11 @@ apply_series() {
 	cover=$(ls "$TOP"/patches/0000-*.patch 2>/dev/null || true)
 	if [ -n "$cover" ]; then
 		# The cover letter's subject and blurb become the branch
-		# description, which make export turns back into the letter.
+		# description, which make export turns back into the letter;
+		# a long subject is folded onto lines that start with a space.
 		awk '
 			/^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); subj = $0; next }
+			subj != "" && !body && /^ / { subj = subj $0; next }
 			subj != "" && !body && /^$/ { body = 1; print subj; print ""; next }
 			body && /^[^ ].* \([0-9]+\):$/ { exit }
 			body { print }
