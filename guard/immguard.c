@@ -117,6 +117,8 @@ static struct prog progs[] = {
 	{ "ig_pwritev_in", "do_pwritev", false },
 	{ "ig_fallocate_out", "vfs_fallocate", false },
 	{ "ig_fallocate_in", "vfs_fallocate", false },
+	{ "ig_dedupe_out", "vfs_dedupe_file_range", false },
+	{ "ig_dedupe_in", "vfs_dedupe_file_range", false },
 };
 #define NPROGS (sizeof(progs) / sizeof(progs[0]))
 

@@ -14,10 +14,11 @@
  * A file that is immutable refuses every write; one that is append-only
  * refuses writes through a descriptor without O_APPEND, except a
  * pwritev2(RWF_APPEND) (noted by the fentry on do_pwritev()) where the
- * flag reaches the filesystem, and an allocating fallocate() (mode 0 or
+ * flag reaches the filesystem, an allocating fallocate() (mode 0 or
  * FALLOC_FL_KEEP_SIZE, noted by the fentry on vfs_fallocate()), which
  * changes no byte that is there and which the kernel allows on an
- * append-only file.
+ * append-only file, and a dedupe (noted by the fentry on
+ * vfs_dedupe_file_range()), which rewrites no data.
  */
 #include "guard.bpf.h"
 
@@ -26,12 +27,14 @@ char LICENSE[] SEC("license") = "GPL";
 /*
  * Per thread, in task storage (no table to fill, freed with the thread):
  * inside pwritev2(RWF_APPEND), inside vfs_fallocate() with an allocating
- * mode.  A record that cannot be made refuses only writes to an
- * append-only file that the exception would have let through.
+ * mode, inside vfs_dedupe_file_range().  A record that cannot be made
+ * refuses only writes to an append-only file that the exception would
+ * have let through.
  */
 struct ig_write {
 	__u8 rwf_append;
 	__u8 allocating;
+	__u8 deduping;
 };
 
 struct {
@@ -76,7 +79,7 @@ static __always_inline int write_refused(struct file *file)
 	w = write_record(false);
 	if (w && w->rwf_append && !drops_rwf_append(file))
 		return 0;
-	if (w && w->allocating)
+	if (w && (w->allocating || w->deduping))
 		return 0;
 	return ig_refuse_file(IG_OP_WRITE, file, flags, IG_EPERM);
 }
@@ -177,6 +180,31 @@ int BPF_PROG(ig_fallocate_out, struct file *file, int mode, long long offset,
 
 	if (w)
 		w->allocating = 0;
+	return 0;
+}
+
+/*
+ * FIDEDUPERANGE, overlayfs' included: the kernel compares the ranges and
+ * shares the blocks of identical data; an immutable destination is still
+ * refused above.
+ */
+SEC("fentry/vfs_dedupe_file_range")
+int BPF_PROG(ig_dedupe_in, struct file *file, void *same)
+{
+	struct ig_write *w = write_record(true);
+
+	if (w)
+		w->deduping = 1;
+	return 0;
+}
+
+SEC("fexit/vfs_dedupe_file_range")
+int BPF_PROG(ig_dedupe_out, struct file *file, void *same, int ret)
+{
+	struct ig_write *w = write_record(false);
+
+	if (w)
+		w->deduping = 0;
 	return 0;
 }
 
